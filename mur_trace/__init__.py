@@ -1,0 +1,43 @@
+"""mur-trace: find redundant tool calls in Murmur agent traces with DuckDB.
+
+>>> import mur_trace
+>>> trace = mur_trace.load(workdir="sample_traces/workdir")
+>>> trace.redundant_calls().df()
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from pathlib import Path
+
+import duckdb
+
+from .errors import MurTraceError
+from .load import POLICIES, Skipped, load_traces
+from .sessions import discover
+from .trace import Trace
+
+__all__ = ["POLICIES", "MurTraceError", "Skipped", "Trace", "load"]
+__version__ = "0.1.0"
+
+
+def load(
+    paths: Iterable[str | os.PathLike[str]] | None = None,
+    *,
+    workdir: str | os.PathLike[str] | None = None,
+) -> Trace:
+    """Load traces into an in-memory DuckDB database and return a `Trace`.
+
+    `paths` may name trace files, session directories and workdirs, in any mix; with none,
+    every session of `workdir` (default `./workdir`) is loaded. A trace that cannot be read
+    is left out and listed in `Trace.skipped`; when none can be read, the first one's error
+    is raised as `MurTraceError`.
+    """
+    files = discover(paths, Path(workdir) if workdir is not None else None)
+    con = duckdb.connect()
+    skipped = load_traces(con, files)
+    if len(skipped) == len(files):
+        first = skipped[0]
+        raise MurTraceError(first.code, first.message)
+    return Trace(con, skipped)

@@ -1,0 +1,62 @@
+-- Tool calls with the resource each one addressed: identity resolution of SPEC section 3.
+--
+-- The identity is the declared `resource_id` when it is a non-empty string. Otherwise it
+-- is guessed from `input` when that is a JSON object: the keys `path`, `file`, `file_path`,
+-- `filepath`, `filename` are looked for in that priority order, each compared lower-cased
+-- (`File_Path` matches `file_path`); when several keys lower-case to the same name the
+-- byte-wise smallest is tried first; a value that is not a JSON string is passed over.
+-- The identity is taken verbatim: no trimming, no normalisation. A call with neither has
+-- `resource` NULL and takes no part in redundancy detection.
+-- @column trace_path      VARCHAR  The trace file.
+-- @column line            BIGINT   Line of the call in its trace.
+-- @column session_id      VARCHAR  Session of the call.
+-- @column turn            BIGINT   Turn of the call; a missing turn counts as 0.
+-- @column tool_name       VARCHAR  As written.
+-- @column input           JSON     The call's input, verbatim.
+-- @column status          VARCHAR  `ok` / `error`, as written.
+-- @column state_effect    VARCHAR  Declared effect (`read`, `mutate`, anything else = unknown).
+-- @column resource        VARCHAR  The resolved identity, NULL when the call has none.
+-- @column resource_source VARCHAR  `declared` (resource_id) or `path_field` (guessed), NULL with resource.
+-- @column output_bytes    BIGINT   Size of the call's output.
+-- @column duration_ms     BIGINT   Wall time of the call.
+WITH calls AS (
+    SELECT
+        *,
+        CASE WHEN json_type(input) = 'OBJECT' THEN
+            list_sort(list_filter(
+                list_transform(
+                    map_entries(json_transform(input, '"MAP(VARCHAR, JSON)"')),
+                    lambda e: {
+                        priority: list_position(
+                            ['path', 'file', 'file_path', 'filepath', 'filename'],
+                            lower(e.key)
+                        ),
+                        key: e.key,
+                        value: e.value
+                    }
+                ),
+                lambda c: c.priority IS NOT NULL AND json_type(c.value) = 'VARCHAR'
+            ))[1].value ->> '$'
+        END AS guessed_path
+    FROM events
+    WHERE event_type = 'tool_call'
+)
+SELECT
+    trace_path,
+    line,
+    session_id,
+    coalesce(turn, 0) AS turn,
+    tool_name,
+    input,
+    status,
+    state_effect,
+    CASE WHEN resource_id <> '' THEN resource_id ELSE guessed_path END AS resource,
+    CASE
+        WHEN resource_id <> '' THEN 'declared'
+        WHEN guessed_path IS NOT NULL THEN 'path_field'
+    END AS resource_source,
+    output_bytes,
+    duration_ms,
+    timestamp,
+    task_id
+FROM calls
