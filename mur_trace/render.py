@@ -53,7 +53,7 @@ def write_csv(rel: duckdb.DuckDBPyRelation, out: TextIO) -> None:
 def write_parquet(rel: duckdb.DuckDBPyRelation, path: Path) -> None:
     import pyarrow.parquet as pq
 
-    pq.write_table(rel.fetch_arrow_table(), path)
+    pq.write_table(rel.to_arrow_table(), path)
 
 
 def write_rows(rel: duckdb.DuckDBPyRelation, fmt: Format, out: TextIO) -> None:

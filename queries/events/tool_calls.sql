@@ -19,6 +19,8 @@
 -- @column resource_source VARCHAR  `declared` (resource_id) or `path_field` (guessed), NULL with resource.
 -- @column output_bytes    BIGINT   Size of the call's output.
 -- @column duration_ms     BIGINT   Wall time of the call.
+-- @column timestamp       BIGINT   Unix ms, as written (NULL in older traces).
+-- @column task_id         VARCHAR  Task of the call, on newer runtimes.
 WITH calls AS (
     SELECT
         *,

@@ -1,0 +1,248 @@
+"""The `mur-trace` command line, through Typer's runner."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+from typer.testing import CliRunner
+
+from mur_trace.cli import app
+
+runner = CliRunner()
+
+FINDING_KEYS = [
+    "session_id",
+    "trace_path",
+    "line",
+    "turn",
+    "tool_name",
+    "resource",
+    "resource_source",
+    "state_effect",
+    "prior_line",
+    "prior_turn",
+    "output_bytes",
+    "duration_ms",
+]
+EDITOR_SESSION = "ses_01a21715468070018000000000001eef"
+
+
+def run(*args: str):
+    return runner.invoke(app, list(args))
+
+
+def test_redundant_text_on_the_sample_workdir(sample_workdir: Path) -> None:
+    result = run("redundant", "--workdir", str(sample_workdir))
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    trace = sample_workdir / EDITOR_SESSION / "trace.jsonl"
+    at = lines.index(f"{EDITOR_SESSION}  {trace}")
+    assert lines[at + 1 : at + 4] == [
+        "count:      2",
+        "  turn 2  editor  src/widget.rs  (re-reads turn 0)",
+        "  turn 7  editor  src/lib.rs  (re-reads turn 1)",
+    ]
+    assert "  turn 2  code-graph  sym:crate::widget::Widget  (re-reads turn 0)" in lines
+    assert "  turn 3  legacy-fs  docs/a.md  (re-reads turn 2)" in lines
+    assert lines[-1] == "total:      19 redundant calls in 7 of 7 sessions"
+
+
+def test_redundant_jsonl_has_exactly_the_finding_schema(sample_workdir: Path) -> None:
+    result = run("redundant", str(sample_workdir / EDITOR_SESSION), "--format", "jsonl")
+    assert result.exit_code == 0, result.output
+    findings = [json.loads(line) for line in result.stdout.splitlines()]
+    assert [list(f) for f in findings] == [FINDING_KEYS, FINDING_KEYS]
+    assert findings[0] == {
+        "session_id": EDITOR_SESSION,
+        "trace_path": str(sample_workdir / EDITOR_SESSION / "trace.jsonl"),
+        "line": 7,
+        "turn": 2,
+        "tool_name": "editor",
+        "resource": "src/widget.rs",
+        "resource_source": "path_field",
+        "state_effect": "read",
+        "prior_line": 3,
+        "prior_turn": 0,
+        "output_bytes": 4210,
+        "duration_ms": 8,
+    }
+
+
+def test_redundant_csv_has_a_header_row(sample_workdir: Path) -> None:
+    result = run("redundant", "--workdir", str(sample_workdir), "-f", "csv")
+    assert result.exit_code == 0, result.output
+    header, *rows = list(csv.reader(io.StringIO(result.stdout)))
+    assert header == FINDING_KEYS
+    assert len(rows) == 19
+
+
+def test_redundant_parquet_round_trip(sample_workdir: Path, tmp_path: Path) -> None:
+    out = tmp_path / "findings.parquet"
+    result = run("redundant", "--workdir", str(sample_workdir), "-f", "parquet", "-o", str(out))
+    assert result.exit_code == 0, result.output
+    table = pq.read_table(out)
+    assert table.column_names == FINDING_KEYS
+    assert table.num_rows == 19
+    assert sorted(set(table.column("resource_source").to_pylist())) == ["declared", "path_field"]
+
+
+def test_parquet_needs_an_output_file(sample_workdir: Path) -> None:
+    result = run("redundant", "--workdir", str(sample_workdir), "-f", "parquet")
+    assert result.exit_code == 2
+    assert "--output" in result.stderr
+
+
+def test_output_file_for_text_formats(sample_workdir: Path, tmp_path: Path) -> None:
+    out = tmp_path / "findings.jsonl"
+    result = run("redundant", "--workdir", str(sample_workdir), "-f", "jsonl", "-o", str(out))
+    assert result.exit_code == 0
+    assert result.stdout == ""
+    assert len(out.read_text().splitlines()) == 19
+
+
+def test_default_workdir_is_dot_workdir(sample_workdir: Path, monkeypatch) -> None:
+    monkeypatch.chdir(sample_workdir.parent)
+    result = run("redundant")
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines()[-1] == "total:      19 redundant calls in 7 of 7 sessions"
+
+
+def test_paths_in_any_mix(sample_workdir: Path) -> None:
+    session_dir = sample_workdir / EDITOR_SESSION
+    other_trace = sample_workdir / "ses_01a21795730070048000000000007bbc" / "trace.jsonl"
+    result = run("redundant", str(session_dir), str(other_trace), str(sample_workdir), "-f", "csv")
+    assert result.exit_code == 0, result.output
+    rows = list(csv.DictReader(io.StringIO(result.stdout)))
+    # each trace is read once, even when named twice
+    assert len(rows) == 19
+
+
+def test_clean_session_reports_zero(write_trace) -> None:
+    path = write_trace([{"event_type": "tool_call", "tool_name": "r", "input": {"path": "a"}}])
+    result = run("redundant", str(path))
+    assert result.exit_code == 0
+    assert result.stdout == "total:      0 redundant calls in 0 of 1 session\n"
+
+
+# ── errors ─────────────────────────────────────────────────────────────────────
+
+
+def assert_one_line_error(result, code: str) -> str:
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith(f"error[{code}]: ")
+    assert "Traceback" not in result.output
+    return lines[0]
+
+
+def test_missing_path_is_e_io_001(tmp_path: Path) -> None:
+    line = assert_one_line_error(run("redundant", str(tmp_path / "nope.jsonl")), "E-IO-001")
+    assert str(tmp_path / "nope.jsonl") in line
+
+
+def test_missing_workdir_is_e_io_001(tmp_path: Path) -> None:
+    assert_one_line_error(run("redundant", "--workdir", str(tmp_path / "none")), "E-IO-001")
+
+
+def test_empty_workdir_is_e_trc_002(tmp_path: Path) -> None:
+    line = assert_one_line_error(run("redundant", "--workdir", str(tmp_path)), "E-TRC-002")
+    assert "no sessions found" in line
+
+
+def test_malformed_line_names_file_and_line(write_trace) -> None:
+    path = write_trace(raw='{"event_type":"session_start"}\n\n{"event_type": "tool_call",\n')
+    line = assert_one_line_error(run("redundant", str(path)), "E-TRC-001")
+    assert line == f"error[E-TRC-001]: {path}:3: not valid JSON"
+
+
+@pytest.mark.parametrize(
+    ("raw", "why"),
+    [
+        ("", "trace file is empty"),
+        ("\n  \n\n", "trace file is empty"),
+        ("[1, 2]\n", ':1: not an event object (no "event_type")'),
+        ('{"turn": 1}\n', ':1: not an event object (no "event_type")'),
+    ],
+)
+def test_unusable_traces_are_e_trc_001(write_trace, raw: str, why: str) -> None:
+    path = write_trace(raw=raw)
+    line = assert_one_line_error(run("redundant", str(path)), "E-TRC-001")
+    assert line.endswith(why)
+
+
+def test_text_that_is_not_utf8_is_e_io_003(tmp_path: Path) -> None:
+    path = tmp_path / "trace.jsonl"
+    path.write_bytes(b'{"event_type":"tool_call","input":{"path":"\xff"}}\n')
+    assert_one_line_error(run("redundant", str(path)), "E-IO-003")
+
+
+def test_one_bad_session_among_many_is_skipped_with_a_warning(
+    sample_workdir: Path, tmp_path: Path
+) -> None:
+    import shutil
+
+    workdir = tmp_path / "workdir"
+    shutil.copytree(sample_workdir, workdir)
+    torn = workdir / "ses_01a2184366407007800000000000d889" / "trace.jsonl"
+    original = torn.read_text(encoding="utf-8")
+    torn.write_text(original + '{"event_type":"tool_call","tu', encoding="utf-8")
+    torn_line = len(original.splitlines()) + 1
+    result = run("redundant", "--workdir", str(workdir))
+    assert result.exit_code == 0
+    assert result.stderr.splitlines() == [
+        f"warning[E-TRC-001]: skipped {torn}:{torn_line}: not valid JSON"
+    ]
+    assert result.stdout.splitlines()[-1] == "total:      18 redundant calls in 6 of 6 sessions"
+
+
+def test_traces_are_never_modified(sample_workdir: Path) -> None:
+    before = {p: p.read_bytes() for p in sample_workdir.rglob("trace.jsonl")}
+    run("redundant", "--workdir", str(sample_workdir), "-f", "csv")
+    assert {p: p.read_bytes() for p in sample_workdir.rglob("trace.jsonl")} == before
+
+
+# ── the command line as a program ──────────────────────────────────────────────
+
+
+def test_python_dash_m_runs_the_cli() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "mur_trace", "--help"], capture_output=True, text=True, check=True
+    )
+    assert "redundant" in result.stdout
+
+
+def test_every_command_has_help_text() -> None:
+    import typer.main
+
+    group = typer.main.get_command(app)
+    for name, command in group.commands.items():
+        assert command.help, f"{name} has no help text"
+        for param in command.params:
+            if param.name != "help":
+                assert getattr(param, "help", None), f"{name} {param.name} has no help"
+
+
+def test_every_command_is_in_the_readme() -> None:
+    import typer.main
+
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    for name in typer.main.get_command(app).commands:
+        assert f"mur-trace {name}" in readme
+
+
+def test_ci_runs_the_readme_test_command() -> None:
+    root = Path(__file__).resolve().parent.parent
+    readme = (root / "README.md").read_text()
+    command = next(
+        line.strip() for line in readme.splitlines() if "pip install -e '.[test]'" in line
+    )
+    assert command in (root / ".ci" / "run").read_text().splitlines()

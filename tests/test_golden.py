@@ -1,0 +1,50 @@
+"""Golden tests: one tiny trace and the expected rows per query and edge case.
+
+tests/golden/<query>/<case>/input.jsonl is loaded; the relation of <query> is read back
+with the columns named in the header of expected.csv, ordered by line; NULL is written out.
+"""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import pytest
+
+import mur_trace
+
+GOLDEN = Path(__file__).resolve().parent / "golden"
+
+#: Query name -> the relation loading defines for it.
+RELATIONS = {
+    "events/tool_calls": "tool_calls",
+    "events/sessions": "sessions",
+    "redundant/reference": "redundant_reference",
+}
+
+CASES = sorted(p.parent for p in GOLDEN.rglob("expected.csv"))
+
+
+def _cell(value: object) -> str:
+    if value is None:
+        return "NULL"
+    if isinstance(value, bool):
+        return str(value).lower()
+    return str(value)
+
+
+@pytest.mark.parametrize("case", CASES, ids=[str(c.relative_to(GOLDEN)) for c in CASES])
+def test_golden(case: Path) -> None:
+    query = case.parent.relative_to(GOLDEN).as_posix()
+    with open(case / "expected.csv", newline="", encoding="utf-8") as f:
+        header, *expected = list(csv.reader(f))
+    trace = mur_trace.load([case / "input.jsonl"])
+    columns = ", ".join(f'"{c}"' for c in header)
+    order = "line" if "line" in header else "1"
+    rows = trace.con.sql(f"SELECT {columns} FROM {RELATIONS[query]} ORDER BY {order}").fetchall()
+    assert [[_cell(v) for v in row] for row in rows] == expected
+
+
+def test_every_query_has_golden_cases() -> None:
+    tested = {case.parent.relative_to(GOLDEN).as_posix() for case in CASES}
+    assert set(RELATIONS) <= tested

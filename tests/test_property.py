@@ -1,0 +1,115 @@
+"""Property tests: the SQL agrees with the pure-Python model of SPEC section 3."""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from model import identity, redundant_calls
+
+import mur_trace
+
+IDENTITIES = ["a", "b", "./a", "src/a.rs", "sym:A", "", " a"]
+KEYS = [
+    "path", "Path", "PATH", "pAth", "file", "File", "FILE", "file_path", "File_Path",
+    "FILE_PATH", "filepath", "FilePath", "filename", "FileName", "operation", "pattern",
+    "paths", "file_name",
+]  # fmt: skip
+# Strings most of the time, so that colliding keys and priorities are really exercised.
+VALUES = st.one_of(
+    st.sampled_from(IDENTITIES),
+    st.sampled_from(IDENTITIES),
+    st.sampled_from(IDENTITIES),
+    st.sampled_from(IDENTITIES),
+    st.integers(-3, 3),
+    st.none(),
+    st.booleans(),
+    st.lists(st.sampled_from(IDENTITIES), max_size=2),
+    st.just({"path": "a"}),
+)
+EFFECTS = st.sampled_from([None, "read", "read", "read", "mutate", "Read", "", "READ", 1])
+MISSING = object()
+
+
+@st.composite
+def tool_call(draw) -> dict:
+    event: dict = {"event_type": "tool_call", "tool_name": draw(st.sampled_from(["r", "w", "x"]))}
+    turn = draw(st.one_of(st.just(MISSING), st.integers(0, 9)))
+    if turn is not MISSING:
+        event["turn"] = turn
+    shape = draw(st.sampled_from(["object", "object", "object", "none", "absent", "list", "str"]))
+    if shape == "object":
+        event["input"] = draw(st.dictionaries(st.sampled_from(KEYS), VALUES, max_size=6))
+    elif shape == "none":
+        event["input"] = None
+    elif shape == "list":
+        event["input"] = ["a"]
+    elif shape == "str":
+        event["input"] = "a"
+    effect = draw(EFFECTS)
+    if effect is not None:
+        event["state_effect"] = effect
+    declared = draw(st.one_of(st.just(MISSING), st.sampled_from(IDENTITIES), st.integers(0, 2)))
+    if declared is not MISSING:
+        event["resource_id"] = declared
+    event["status"] = draw(st.sampled_from(["ok", "error"]))
+    return event
+
+
+OTHER_EVENTS = st.sampled_from(
+    [
+        {"event_type": "inference", "turn": 1, "decision": "tool_call", "tool_name": "r"},
+        {"event_type": "compaction", "turn": 2, "tokens_before": 9, "tokens_after": 3},
+        {"event_type": "task_start", "task_id": "t", "context_id": "c", "source": "a2a"},
+        {"event_type": "shell", "turn": 1, "command": "rm a", "exit_code": 0},
+        {"event_type": "some_future_event", "path": "a", "state_effect": "mutate"},
+    ]
+)
+LINE = st.one_of(
+    tool_call().map(json.dumps),
+    tool_call().map(json.dumps),
+    tool_call().map(json.dumps),
+    OTHER_EVENTS.map(json.dumps),
+    st.sampled_from(["", "  ", "\t"]),
+)
+TRACE = st.lists(LINE, min_size=1, max_size=30).filter(lambda ls: any(s.strip() for s in ls))
+
+
+def _write(directory: Path, traces: list[list[str]]) -> list[Path]:
+    paths = []
+    for i, lines in enumerate(traces):
+        path = directory / f"ses_{i:032x}" / "trace.jsonl"
+        path.parent.mkdir(parents=True)
+        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        paths.append(path)
+    return paths
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(TRACE, min_size=1, max_size=3))
+def test_redundant_calls_agree_with_the_model(traces: list[list[str]]) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        paths = _write(Path(tmp), traces)
+        expected = sorted(
+            finding
+            for path in paths
+            for finding in redundant_calls(str(path), path.read_text(encoding="utf-8"))
+        )
+        trace = mur_trace.load(paths)
+        rows = trace.redundant_calls().select(
+            "trace_path, line, turn, resource, prior_line, prior_turn"
+        )
+        assert sorted(rows.fetchall()) == expected
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(tool_call(), min_size=1, max_size=20))
+def test_identity_resolution_agrees_with_the_model(calls: list[dict]) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        (path,) = _write(Path(tmp), [[json.dumps(c) for c in calls]])
+        expected = [identity(c) or (None, None) for c in calls]
+        rows = mur_trace.load([path]).tool_calls.order("line").select("resource, resource_source")
+        assert rows.fetchall() == expected
