@@ -16,9 +16,17 @@ import duckdb
 from .errors import MurTraceError
 from .load import POLICIES, Skipped, load_traces
 from .sessions import discover
-from .trace import Trace
+from .trace import Report, SessionShow, Trace
 
-__all__ = ["POLICIES", "MurTraceError", "Skipped", "Trace", "load"]
+__all__ = [
+    "POLICIES",
+    "MurTraceError",
+    "Report",
+    "SessionShow",
+    "Skipped",
+    "Trace",
+    "load",
+]
 __version__ = "0.1.0"
 
 
@@ -26,13 +34,15 @@ def load(
     paths: Iterable[str | os.PathLike[str]] | None = None,
     *,
     workdir: str | os.PathLike[str] | None = None,
+    policy: str = "reference",
 ) -> Trace:
     """Load traces into an in-memory DuckDB database and return a `Trace`.
 
     `paths` may name trace files, session directories and workdirs, in any mix; with none,
     every session of `workdir` (default `./workdir`) is loaded. A trace that cannot be read
     is left out and listed in `Trace.skipped`; when none can be read, the first one's error
-    is raised as `MurTraceError`.
+    is raised as `MurTraceError`. `policy` is the redundancy policy the metric relations
+    (show, report, diff) count.
     """
     files = discover(paths, Path(workdir) if workdir is not None else None)
     con = duckdb.connect()
@@ -40,4 +50,4 @@ def load(
     if len(skipped) == len(files):
         first = skipped[0]
         raise MurTraceError(first.code, first.message)
-    return Trace(con, skipped)
+    return Trace(con, skipped, policy)

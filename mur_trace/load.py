@@ -19,7 +19,7 @@ import duckdb
 
 from . import queries
 
-#: View name -> query name, in dependency order.
+#: View name -> query name: the views over `events`, in dependency order.
 VIEWS: dict[str, str] = {
     "tool_calls": "events/tool_calls",
     "sessions": "events/sessions",
@@ -27,6 +27,19 @@ VIEWS: dict[str, str] = {
 
 #: Redundancy policies: `--policy NAME` reads the view `redundant_NAME`.
 POLICIES: tuple[str, ...] = ("reference",)
+
+#: The metric views of show, steps, report (over `redundant_calls`, the active policy).
+METRIC_VIEWS: dict[str, str] = {
+    "session_metrics": "metrics/session",
+    "calls_by_turn": "metrics/calls_by_turn",
+    "steps": "metrics/steps",
+    "shell_exit_codes": "metrics/shell_exit_codes",
+    "tasks": "metrics/tasks",
+    "reopens": "metrics/reopens",
+    "report": "metrics/report",
+    "exit_status": "metrics/exit_status",
+    "task_report": "metrics/task_report",
+}
 
 
 @dataclass(frozen=True)
@@ -45,13 +58,21 @@ def findings_view(policy: str) -> str:
     return f"redundant_{policy}"
 
 
-def create_views(con: duckdb.DuckDBPyConnection) -> None:
+def use_policy(con: duckdb.DuckDBPyConnection, policy: str) -> None:
+    """Point `redundant_calls`, which the metric views count, at a policy's findings."""
+    con.execute(f"CREATE OR REPLACE VIEW redundant_calls AS FROM {findings_view(policy)}")
+
+
+def create_views(con: duckdb.DuckDBPyConnection, policy: str = "reference") -> None:
     """(Re)define every view over the `traces` and `events` tables."""
     for view, name in VIEWS.items():
         con.execute(f"CREATE OR REPLACE VIEW {view} AS {queries.get(name).sql}")
-    for policy in POLICIES:
-        sql = queries.get(f"redundant/{policy}").sql
-        con.execute(f"CREATE OR REPLACE VIEW {findings_view(policy)} AS {sql}")
+    for known in POLICIES:
+        sql = queries.get(f"redundant/{known}").sql
+        con.execute(f"CREATE OR REPLACE VIEW {findings_view(known)} AS {sql}")
+    use_policy(con, policy)
+    for view, name in METRIC_VIEWS.items():
+        con.execute(f"CREATE OR REPLACE VIEW {view} AS {queries.get(name).sql}")
 
 
 def load_traces(con: duckdb.DuckDBPyConnection, trace_paths: Sequence[str]) -> list[Skipped]:

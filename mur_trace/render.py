@@ -26,10 +26,10 @@ class Format(str, Enum):
     parquet = "parquet"
 
 
-def section(title: str) -> str:
+def section(title: str, width: int = 49) -> str:
     """A section heading as `mur trace show` prints it: `── Title ───…` (49 columns)."""
     head = f"── {title} "
-    return head + RULE * (49 - len(head))
+    return head + RULE * (width - len(head))
 
 
 def records(rel: duckdb.DuckDBPyRelation) -> Iterator[dict[str, Any]]:
@@ -103,3 +103,383 @@ def findings_text(findings: Iterable[dict[str, Any]], sessions_analysed: int) ->
         f"{_plural(sessions_analysed, 'session')}"
     )
     return "\n".join(out) + "\n"
+
+
+# ── `mur trace` formats ────────────────────────────────────────────────────────
+
+INPUT_INLINE_LIMIT = 120
+STEPS_SUMMARY_LIMIT = 60
+
+
+class DocFormat(str, Enum):
+    """Output formats of the report-like commands (show, steps, diff, report)."""
+
+    text = "text"
+    json = "json"
+
+
+def thousands(n: float | None) -> str:
+    """`5,840`: an integer with thousands separators (truncated, as `mur trace` does)."""
+    return f"{int(n or 0):,}"
+
+
+def duration(ms: float | None) -> str:
+    """`820ms` below one second, `1.2s` from one second up."""
+    ms = int(ms or 0)
+    return f"{ms}ms" if ms < 1000 else f"{ms / 1000:.1f}s"
+
+
+def _opt(value: float | None, fmt: str = ".0f") -> str:
+    return "—" if value is None else format(value, fmt)
+
+
+def _opt_duration(ms: float | None) -> str:
+    return "—" if ms is None else duration(ms)
+
+
+def canonical_json(value: str | None) -> str:
+    """Compact JSON with keys in byte order, as `mur trace` prints inputs."""
+    if value is None:
+        return ""
+    return json.dumps(json.loads(value), separators=(",", ":"), sort_keys=True, ensure_ascii=False)
+
+
+def _cut(text: str, limit: int) -> str:
+    return text[:limit] + "…" if len(text) > limit else text
+
+
+def input_inline(value: str | None) -> str:
+    """A tool call's input as `show` appends it: two spaces, JSON cut at 120 characters."""
+    return "" if value is None else "  " + _cut(canonical_json(value), INPUT_INLINE_LIMIT)
+
+
+def first_string(value: Any) -> str | None:
+    """The first string in a JSON value, depth first, object keys in byte order."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, dict):
+        children = [value[k] for k in sorted(value)]
+    elif isinstance(value, list):
+        children = value
+    else:
+        return None
+    for child in children:
+        found = first_string(child)
+        if found is not None:
+            return found
+    return None
+
+
+def input_summary(inputs: list[str]) -> str:
+    """`steps --verbose`: the first string of the first input that has one, cut at 60."""
+    for raw in inputs:
+        found = first_string(json.loads(raw))
+        if found:
+            return f'"{_cut(found, STEPS_SUMMARY_LIMIT)}"'
+    return ""
+
+
+def exit_codes_text(codes: Iterable[tuple[int, int]]) -> str:
+    """`2 ok, 1 failed (exit 2)`: successes first, then failures by exit code."""
+    counts = dict(codes)
+    parts = [f"{counts[0]} ok"] if counts.get(0) else []
+    parts += [f"{n} failed (exit {code})" for code, n in sorted(counts.items()) if code != 0]
+    return ", ".join(parts)
+
+
+def _icon(status: str | None) -> str:
+    return "✓" if status == "ok" else "✗"
+
+
+def _one(rel: duckdb.DuckDBPyRelation) -> dict[str, Any]:
+    (row,) = list(records(rel))
+    return row
+
+
+def show_data(view: Any) -> dict[str, Any]:
+    """A SessionShow as plain data: the JSON document of `show --format json`."""
+    return {
+        "metrics": _one(view.metrics),
+        "tool_turns": list(records(view.tool_turns)),
+        "redundant_calls": list(records(view.redundant)),
+        "skill_turns": list(records(view.skill_turns)),
+        "shell_exit_codes": list(records(view.exit_codes)),
+        "reopens": list(records(view.reopens)),
+        "tasks": list(records(view.tasks)),
+    }
+
+
+def show_text(data: dict[str, Any]) -> str:
+    """`mur trace show`'s sections, in its order and line formats."""
+    m = data["metrics"]
+    out = [
+        section("Session"),
+        f"session:    {m['session_id']}",
+        f"capsule:    {m['capsule_name']} v{m['capsule_version']}",
+        f"model:      {m['model']}",
+        f"status:     {m['exit_status']}",
+        f"duration:   {duration(m['duration_ms'])}",
+        "",
+        section("Turns"),
+        f"count:      {m['total_turns']}  (max: {m['max_turns']})",
+        "",
+        section("Tokens"),
+        f"input:      {thousands(m['total_input_tokens'])}  "
+        f"(avg {_opt(m['avg_input_per_turn'])}/turn)",
+        f"output:     {thousands(m['total_output_tokens'])}  "
+        f"(avg {_opt(m['avg_output_per_turn'])}/turn)",
+        f"total:      {thousands(m['total_input_tokens'] + m['total_output_tokens'])}",
+        "",
+        section("Tool calls"),
+    ]
+    if not m["total_tool_calls"]:
+        out.append("count:      0")
+    else:
+        out.append(
+            f"count:      {m['total_tool_calls']}  ({m['tool_ok']} ok, {m['tool_error']} error)"
+            f"  success {m['tool_success_pct'] or 0:.1f}%"
+        )
+        out.append(f"latency:    avg {_opt_duration(m['avg_tool_ms'])}")
+        for turn in data["tool_turns"]:
+            if turn["calls"]:
+                parts = [
+                    f"{c['name']} {duration(c['duration_ms'])} {_icon(c['status'])}"
+                    + input_inline(c["input"])
+                    for c in turn["calls"]
+                ]
+                out.append(f"  turn {turn['turn']}  " + "  ".join(parts))
+            else:
+                out.append(f"  turn {turn['turn']}  {turn['decision']}")
+    out += ["", section("Redundant calls"), f"count:      {len(data['redundant_calls'])}"]
+    out += [
+        redundant_line(f["turn"], f["tool_name"], f["resource"], f["prior_turn"])
+        for f in data["redundant_calls"]
+    ]
+    out += ["", section("Skill calls")]
+    if not m["skill_calls"]:
+        out.append("count:      0")
+    else:
+        out.append(
+            f"count:      {m['skill_calls']}  ({m['skill_ok']} ok, {m['skill_error']} error)"
+            f"  success {m['skill_success_pct'] or 0:.1f}%"
+        )
+        out.append(f"latency:    avg {_opt_duration(m['avg_skill_ms'])}")
+        for turn in data["skill_turns"]:
+            parts = [
+                f"{c['name']} {duration(c['duration_ms'])} {_icon(c['status'])}"
+                for c in turn["calls"]
+            ]
+            out.append(f"  turn {turn['turn']}  " + "  ".join(parts))
+    out += ["", section("Shell calls")]
+    if not m["total_shell_calls"]:
+        out.append("count:      0")
+    else:
+        codes = [(c["exit_code"], c["commands"]) for c in data["shell_exit_codes"]]
+        out.append(f"count:      {m['total_shell_calls']}")
+        out.append(f"exit codes: {exit_codes_text(codes)}")
+        out.append(f"latency:    avg {_opt_duration(m['avg_shell_ms'])}")
+    out += ["", section("Compaction")]
+    if m["compaction_turn"] is None and m["compaction_before"] is None:
+        out.append("fired:      no")
+    else:
+        out.append(
+            f"fired:      yes  at turn {m['compaction_turn'] or 0}  "
+            f"({thousands(m['compaction_before'])} → {thousands(m['compaction_after'])} tokens)"
+        )
+    if data["reopens"]:
+        out += ["", section("Reopens")]
+        out += [
+            f"reopen {r['reopen_number']}  by {r['hook_name']}  “{(r['reason'] or '')[:80]}”"
+            for r in data["reopens"]
+        ]
+    if len(data["tasks"]) > 1:
+        out.append(section("Tasks", width=48))
+        for i, t in enumerate(data["tasks"], start=1):
+            reopens = f"  reopens: {t['reopen_count']}" if t["reopen_count"] else ""
+            out.append(
+                f"task {i}  {t['task_id'][:12]}  turns: {t['turns']}  "
+                f"in: {thousands(t['input_tokens'])}  out: {thousands(t['output_tokens'])}  "
+                f"{t['exit_status']}  {duration(t['duration_ms'])}{reopens}"
+            )
+    return "\n".join(out) + "\n"
+
+
+def steps_data(session_id: str, rel: duckdb.DuckDBPyRelation) -> dict[str, Any]:
+    """`steps --format json`: the session and one object per inference turn."""
+    rows = list(records(rel))
+    for row in rows:
+        row["input_summary"] = input_summary(row.pop("inputs"))
+    return {"session_id": session_id, "steps": rows}
+
+
+def steps_text(data: dict[str, Any], verbose: bool) -> str:
+    """`mur trace steps`: one row per inference turn, tool names padded to one width."""
+    steps = data["steps"]
+    n = len(steps)
+    out = [f"Session {data['session_id']}  ({n} turn{'' if n == 1 else 's'})", ""]
+    width = max([len(s["tool_name"] or "—") for s in steps] + [12])
+    for s in steps:
+        tool = f"{s['tool_name'] or '—':<{width}}"
+        took = "—" if s["duration_ms"] is None else duration(s["duration_ms"])
+        head = f"  {s['turn']:<3}{s['decision'] or '':<13}{tool}"
+        if verbose and s["input_summary"]:
+            out.append(f"{head}{took:<5}   {s['input_summary']}")
+        else:
+            out.append(f"{head}{took}")
+    out.append("")
+    return "\n".join(out) + "\n"
+
+
+DIFF_LABELS = {
+    "turns": "turns",
+    "duration_ms": "duration",
+    "input_tokens": "input tokens",
+    "output_tokens": "output tokens",
+    "input_per_turn": "input/turn (avg)",
+    "output_per_turn": "output/turn (avg)",
+    "tool_calls": "tool calls",
+    "tool_success_pct": "tool success rate",
+    "avg_tool_ms": "avg tool latency",
+    "redundant_calls": "redundant calls",
+    "skill_calls": "skill calls",
+    "shell_calls": "shell calls",
+    "avg_shell_ms": "avg shell latency",
+    "compaction": "compaction",
+    "exit_status": "exit status",
+}
+
+
+def _diff_value(row: dict[str, Any], side: str) -> str:
+    value = row[side]
+    kind, metric = row["kind"], row["metric"]
+    if kind == "text":
+        return str(row[f"{side}_text"])
+    if value is None:
+        return "—"
+    if kind == "ms":
+        return duration(value)
+    if kind == "pct":
+        return f"{value:.1f}%"
+    if kind == "avg":
+        return f"{value:.0f}"
+    return thousands(value) if metric.endswith("tokens") else str(int(value))
+
+
+def _diff_delta(row: dict[str, Any]) -> str:
+    better = row["better"]
+    if better is None:
+        return "—"
+    if better == "=":
+        return "="
+    delta, marker = row["delta"], f" ({better} better)"
+    if row["kind"] == "ms":
+        return f"{'-' if delta < 0 else '+'}{duration(abs(delta))}{marker}"
+    if row["kind"] in ("avg", "pct"):
+        return f"{delta:+.1f}{marker}"
+    return f"{int(delta):+d}{marker}"
+
+
+def diff_text(rows: list[dict[str, Any]]) -> str:
+    """`mur trace diff`'s table: Metric, Run A, Run B, Delta with better/worse markers."""
+    out = [f"{'Metric':<22} {'Run A':<16} {'Run B':<16} Delta"]
+    out.append(f"{RULE * 22} {RULE * 16} {RULE * 16} {RULE * 26}")
+    for row in rows:
+        out.append(
+            f"{DIFF_LABELS[row['metric']]:<22} {_diff_value(row, 'a'):<16} "
+            f"{_diff_value(row, 'b'):<16} {_diff_delta(row)}"
+        )
+    return "\n".join(out) + "\n"
+
+
+REPORT_LABELS = {
+    "turns": ("turns", ".1f"),
+    "duration_ms": ("duration (ms)", ","),
+    "input_tokens": ("input tokens", ","),
+    "output_tokens": ("output tokens", ","),
+    "tool_calls": ("tool calls", ".1f"),
+    "tool_success_pct": ("tool success (%)", ".1f"),
+    "shell_calls": ("shell calls", ".1f"),
+    "redundant_calls": ("redundant calls", ".1f"),
+    "task_turns": ("task turns", ".1f"),
+    "task_input_tokens": ("task input tokens", ","),
+    "task_output_tokens": ("task output tokens", ","),
+    "task_duration_ms": ("task duration (ms)", ","),
+}
+
+
+def _stat(value: float, fmt: str) -> str:
+    return thousands(value) if fmt == "," else format(value, fmt)
+
+
+def _stats_table(rows: list[dict[str, Any]]) -> list[str]:
+    out = [f"{'Metric':<22} {'Mean':<14} {'StdDev':<14} {'Min':<14} Max"]
+    out.append(" ".join([RULE * 22] + [RULE * 14] * 4))
+    for row in rows:
+        label, fmt = REPORT_LABELS[row["metric"]]
+        values = [_stat(row[k], fmt) for k in ("mean", "stddev", "min", "max")]
+        out.append(f"{label:<22} {values[0]:<14} {values[1]:<14} {values[2]:<14} {values[3]}")
+    return out
+
+
+def report_data(report: Any, source: str) -> dict[str, Any]:
+    """A Report as plain data: the JSON document of `report --format json`."""
+    return {
+        "source": source,
+        "sessions": list(records(report.sessions)),
+        "shell_exit_codes": list(records(report.exit_codes)),
+        "stats": list(records(report.stats)),
+        "exit_status": list(records(report.exit_status)),
+        "task_stats": list(records(report.task_stats)),
+        "skipped": [s.message for s in report.incomplete],
+    }
+
+
+def _short_id(session_id: str) -> str:
+    return session_id[:12] + "..." if len(session_id) > 12 else session_id
+
+
+def report_text(data: dict[str, Any]) -> str:
+    """`mur trace report`: a block per session, the statistics, the exit statuses."""
+    codes: dict[str, list[tuple[int, int]]] = {}
+    for c in data["shell_exit_codes"]:
+        codes.setdefault(c["trace_path"], []).append((c["exit_code"], c["commands"]))
+    out: list[str] = []
+    for s in data["sessions"]:
+        turns = s["total_turns"]
+        out += [
+            f"Session {_short_id(s['session_id'])}  {duration(s['duration_ms'])}  "
+            f"{turns} turn{'' if turns == 1 else 's'}",
+            "",
+        ]
+        calls = f"  {'Tool calls:':<14} {s['total_tool_calls']}"
+        if s["tool_error"]:
+            calls += f"  ({s['tool_ok']} ok, {s['tool_error']} error)"
+        out.append(calls)
+        if s["total_shell_calls"]:
+            out.append(
+                f"  {'Shell calls:':<14} {s['total_shell_calls']}  exit codes: "
+                f"{exit_codes_text(codes.get(s['trace_path'], []))}"
+            )
+        if s["redundant_calls"]:
+            out.append(f"  Redundant calls: {s['redundant_calls']}")
+        if s["avg_tool_ms"] is not None:
+            shell = "" if s["avg_shell_ms"] is None else f"  shell {duration(s['avg_shell_ms'])}"
+            out.append(f"  {'Avg latency:':<14} tool {duration(s['avg_tool_ms'])}{shell}")
+        out.append("")
+    out += [f"Sessions: {len(data['sessions'])}  ({data['source']})", ""]
+    out += _stats_table(data["stats"])
+    out += ["", "Exit status:"]
+    out += [
+        f"  {e['exit_status']:<24} {e['sessions']}  ({e['percent']:.1f}%)"
+        for e in data["exit_status"]
+    ]
+    if data["task_stats"]:
+        out += ["", section("Per-task averages (multi-task sessions only)", width=62)]
+        out += _stats_table(data["task_stats"])
+        out.append(f"Tasks: {data['task_stats'][0]['tasks']}")
+    return "\n".join(out) + "\n"
+
+
+def json_document(data: Any) -> str:
+    """One JSON document, for scripts."""
+    return json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n"

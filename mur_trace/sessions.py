@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -63,3 +64,133 @@ def discover(
             seen.add(key)
             unique.append(trace)
     return unique
+
+
+# ── session addressing, as `mur trace` does it ────────────────────────────────
+
+
+def _trace_of(workdir: Path, name: str) -> Path:
+    return workdir / name / TRACE_FILE
+
+
+def _newest(workdir: Path, label: str | None = None) -> list[str]:
+    names = session_dirs(workdir)
+    if not names:
+        raise MurTraceError(E_TRC_002, _label(label, f"no sessions found in workdir at {workdir}"))
+    return names
+
+
+def _label(label: str | None, message: str) -> str:
+    return f"{label}: {message}" if label else message
+
+
+def _ordinal(arg: str, workdir: Path, label: str | None) -> Path:
+    try:
+        n = int(arg[1:])
+    except ValueError:
+        raise MurTraceError(
+            E_TRC_002, _label(label, f"invalid ordinal '{arg}' — expected @1, @2, ...")
+        ) from None
+    if n < 1:
+        raise MurTraceError(E_TRC_002, _label(label, "ordinal must be @1 or higher"))
+    names = _newest(workdir, label)
+    if n > len(names):
+        count = f"{len(names)} session{'' if len(names) == 1 else 's'}"
+        raise MurTraceError(E_TRC_002, _label(label, f"@{n} is out of range — workdir has {count}"))
+    return _trace_of(workdir, names[-n])
+
+
+def is_session_id(arg: str) -> bool:
+    """`ses_` followed by 32 characters: a full session id."""
+    return arg.startswith("ses_") and len(arg) == 36
+
+
+def resolve_session(arg: str | None, workdir: Path, label: str | None = None) -> Path:
+    """The trace a session argument names (SPEC section 4).
+
+    None: the newest `ses_*` of `workdir`. A value with `/` or ending in `.jsonl`: that
+    path. `@N`: the N-th newest session. `ses_` + 32 hex: that session. Anything else: the
+    one session whose directory name ends with it, ignoring case. `label` prefixes errors
+    (`before: ...`) where two arguments are resolved.
+    """
+    if arg is None:
+        return _trace_of(workdir, _newest(workdir, label)[-1])
+    if "/" in arg or arg.endswith(".jsonl"):
+        return Path(arg)
+    if arg.startswith("@"):
+        return _ordinal(arg, workdir, label)
+    if is_session_id(arg):
+        trace = _trace_of(workdir, arg)
+        if not trace.exists():
+            raise MurTraceError(E_TRC_002, _label(label, f"session {arg} not found in {workdir}"))
+        return trace
+    suffix = arg.lower()
+    matches = [name for name in session_dirs(workdir) if name.lower().endswith(suffix)]
+    if not matches:
+        raise MurTraceError(
+            E_TRC_002,
+            _label(label, f"no session found matching suffix '{arg}' in {workdir}"),
+        )
+    if len(matches) > 1:
+        raise MurTraceError(
+            E_TRC_002,
+            _label(
+                label,
+                f"ambiguous: '{arg}' matches {len(matches)} sessions — provide more "
+                f"characters: {', '.join(sorted(matches))}",
+            ),
+        )
+    return _trace_of(workdir, matches[0])
+
+
+def parse_since(value: str) -> int:
+    """`30m`, `2h`, `1d` in milliseconds; anything else is an E-TRC-002 error."""
+    units = {"m": 60_000, "h": 3_600_000, "d": 86_400_000}
+    number, unit = value[:-1], value[-1:]
+    if unit not in units or not number.isdigit():
+        raise MurTraceError(
+            E_TRC_002, f"unrecognised --since format '{value}' — expected <N>m, <N>h, or <N>d"
+        )
+    return int(number) * units[unit]
+
+
+def created_ms(session_name: str) -> int | None:
+    """Creation time of a UUID v7 session id, in Unix ms (its first 12 hex digits)."""
+    digits = session_name[4:16] if session_name.startswith("ses_") else ""
+    try:
+        return int(digits, 16) if len(digits) == 12 else None
+    except ValueError:
+        return None
+
+
+def select_sessions(
+    sessions: list[str],
+    workdir: Path,
+    *,
+    last: int | None = None,
+    since: str | None = None,
+    now_ms: int | None = None,
+) -> list[Path]:
+    """The traces `report` covers: the named sessions, else the workdir's, narrowed by
+    `--last N` (the N newest) or `--since 2h` (created within that time)."""
+    if sessions and (last is not None or since is not None):
+        flag = "--since" if since is not None else "--last"
+        raise MurTraceError(E_TRC_002, f"{flag} cannot be combined with explicit session arguments")
+    if last is not None and last < 1:
+        raise MurTraceError(E_TRC_002, "--last must be at least 1")
+    if sessions:
+        return [resolve_session(s, workdir) for s in sessions]
+    if not workdir.is_dir():
+        raise MurTraceError(E_IO_001, f"workdir not found: {workdir}")
+    names = _newest(workdir)
+    if since is not None:
+        window = parse_since(since)
+        cutoff = (now_ms if now_ms is not None else int(time.time() * 1000)) - window
+        names = [n for n in names if (created_ms(n) or -1) >= cutoff]
+        if not names:
+            raise MurTraceError(
+                E_TRC_002, f"no sessions matched --since {since} in workdir at {workdir}"
+            )
+    if last is not None:
+        names = names[-last:]
+    return [_trace_of(workdir, n) for n in names]

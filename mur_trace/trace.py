@@ -2,24 +2,72 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import duckdb
 
-from .load import Skipped, findings_view
+from . import queries
+from .errors import E_TRC_001, MurTraceError
+from .load import Skipped, findings_view, use_policy
+
+
+def _where(rel: duckdb.DuckDBPyRelation, column: str, value: Any) -> duckdb.DuckDBPyRelation:
+    """Rows of `rel` whose `column` equals `value` (bound as a constant, never spliced)."""
+    return rel.filter(duckdb.ColumnExpression(column) == duckdb.ConstantExpression(value))
+
+
+@dataclass(frozen=True)
+class SessionShow:
+    """Everything `show` prints of one session, as relations."""
+
+    metrics: duckdb.DuckDBPyRelation
+    tool_turns: duckdb.DuckDBPyRelation
+    skill_turns: duckdb.DuckDBPyRelation
+    redundant: duckdb.DuckDBPyRelation
+    exit_codes: duckdb.DuckDBPyRelation
+    reopens: duckdb.DuckDBPyRelation
+    tasks: duckdb.DuckDBPyRelation
+
+
+@dataclass(frozen=True)
+class Report:
+    """Everything `report` prints, as relations, and the sessions it left out."""
+
+    sessions: duckdb.DuckDBPyRelation
+    exit_codes: duckdb.DuckDBPyRelation
+    stats: duckdb.DuckDBPyRelation
+    exit_status: duckdb.DuckDBPyRelation
+    task_stats: duckdb.DuckDBPyRelation
+    incomplete: list[Skipped]
 
 
 class Trace:
     """A set of loaded sessions and the analyses over them.
 
     Every analysis is a DuckDB relation: call `.df()`, `.pl()`, `.arrow()` or `.fetchall()`
-    on it, or go on in SQL through `.con` / `.sql()`.
+    on it, or go on in SQL through `.con` / `.sql()`. The metric relations (`show`,
+    `report`, `diff`, `session_metrics`) count the findings of `policy`.
     """
 
-    def __init__(self, con: duckdb.DuckDBPyConnection, skipped: list[Skipped]) -> None:
+    def __init__(
+        self, con: duckdb.DuckDBPyConnection, skipped: list[Skipped], policy: str = "reference"
+    ) -> None:
         self.con = con
         #: Traces that could not be read and were left out, with the reason.
         self.skipped = skipped
+        self._policy = policy
+        use_policy(con, policy)
+
+    @property
+    def policy(self) -> str:
+        """The redundancy policy the metric relations count (`reference` by default)."""
+        return self._policy
+
+    @policy.setter
+    def policy(self, policy: str) -> None:
+        use_policy(self.con, policy)
+        self._policy = policy
 
     @property
     def events(self) -> duckdb.DuckDBPyRelation:
@@ -36,9 +84,79 @@ class Trace:
         """One row per analysed trace: identity, exit status and totals."""
         return self.con.view("sessions")
 
-    def redundant_calls(self, policy: str = "reference") -> duckdb.DuckDBPyRelation:
-        """Redundant calls under `policy`, one row per finding, in trace and line order."""
-        return self.con.view(findings_view(policy)).order("trace_path, line")
+    def redundant_calls(self, policy: str | None = None) -> duckdb.DuckDBPyRelation:
+        """Redundant calls under `policy` (default: the trace's), one row per finding."""
+        return self.con.view(findings_view(policy or self._policy)).order("trace_path, line")
+
+    def session_metrics(self) -> duckdb.DuckDBPyRelation:
+        """One row per session: the numbers of `show`, `diff` and `report`."""
+        return self.con.view("session_metrics")
+
+    def _complete(self, trace_path: str | None) -> tuple[str, duckdb.DuckDBPyRelation]:
+        """The trace asked for (default: the first loaded) and its metrics; it must be whole."""
+        if trace_path is None:
+            trace_path = self.con.table("traces").order("ordinal").fetchall()[0][0]
+        metrics = _where(self.session_metrics(), "trace_path", trace_path)
+        rows = metrics.select("has_session_start, has_session_end").fetchall()
+        if not rows:
+            raise MurTraceError(E_TRC_001, f"{trace_path}: not among the loaded traces")
+        for present, event in zip(rows[0], ("session_start", "session_end"), strict=True):
+            if not present:
+                raise MurTraceError(E_TRC_001, f"{trace_path}: no {event} event found")
+        return trace_path, metrics
+
+    def show(self, trace_path: str | None = None) -> SessionShow:
+        """The sections of `mur trace show` for one session (default: the first loaded)."""
+        trace_path, metrics = self._complete(trace_path)
+        turns = _where(self.con.view("calls_by_turn"), "trace_path", trace_path).order("turn")
+        return SessionShow(
+            metrics=metrics,
+            tool_turns=_where(turns, "kind", "tool_call"),
+            skill_turns=_where(turns, "kind", "skill_call"),
+            redundant=_where(self.redundant_calls(), "trace_path", trace_path),
+            exit_codes=_where(self.con.view("shell_exit_codes"), "trace_path", trace_path).order(
+                "exit_code"
+            ),
+            reopens=_where(self.con.view("reopens"), "trace_path", trace_path).order("line"),
+            tasks=_where(self.con.view("tasks"), "trace_path", trace_path).order("line"),
+        )
+
+    def steps(self, trace_path: str | None = None) -> duckdb.DuckDBPyRelation:
+        """One row per inference turn of one session (default: the first loaded)."""
+        if trace_path is None:
+            trace_path = self.con.table("traces").order("ordinal").fetchall()[0][0]
+        return _where(self.con.view("steps"), "trace_path", trace_path).order("line")
+
+    def diff(self, before: str, after: str) -> duckdb.DuckDBPyRelation:
+        """The metric table of run A (`before`) against run B (`after`), by trace path."""
+        self._complete(before)
+        self._complete(after)
+        return self.sql(queries.get("metrics/diff").sql, before=before, after=after)
+
+    def report(self) -> Report:
+        """Statistics over the complete sessions; incomplete ones are listed in `incomplete`."""
+        metrics = self.session_metrics()
+        incomplete = [
+            Skipped(path, E_TRC_001, f"{path}: no {'session_end' if start else 'session_start'}"
+                    " event found")
+            for path, start in metrics.filter("NOT complete")
+            .order("trace_path")
+            .select("trace_path, has_session_start")
+            .fetchall()
+        ]  # fmt: skip
+        complete = metrics.filter("complete").order("trace_path")
+        if not complete.limit(1).fetchall():
+            raise MurTraceError(
+                E_TRC_001, "no complete sessions to report — all traces are empty or incomplete"
+            )
+        return Report(
+            sessions=complete,
+            exit_codes=self.con.view("shell_exit_codes").order("trace_path, exit_code"),
+            stats=self.con.view("report"),
+            exit_status=self.con.view("exit_status"),
+            task_stats=self.con.view("task_report"),
+            incomplete=incomplete,
+        )
 
     def sql(self, query: str, **params: Any) -> duckdb.DuckDBPyRelation:
         """Run `query` over the trace tables; `$name` placeholders are bound from `params`."""

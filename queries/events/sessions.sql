@@ -18,7 +18,9 @@
 -- @column total_tool_calls    BIGINT     From session_end.
 -- @column total_shell_calls   BIGINT     From session_end.
 -- @column events              BIGINT     Event lines in the trace.
--- @column complete            BOOLEAN    The trace has a session_start and a session_end.
+-- @column has_session_start   BOOLEAN    The trace has a session_start.
+-- @column has_session_end     BOOLEAN    The trace has a session_end.
+-- @column complete            BOOLEAN    The trace has both.
 WITH per_trace AS (
     SELECT
         trace_path,
@@ -51,6 +53,8 @@ SELECT
     e.total_tool_calls,
     e.total_shell_calls,
     p.events,
+    p.has_start AS has_session_start,
+    e.line IS NOT NULL AS has_session_end,
     p.has_start AND e.line IS NOT NULL AS complete
 FROM traces AS t
 JOIN per_trace AS p USING (trace_path)

@@ -1,0 +1,100 @@
+-- Per-session metrics, as `mur trace show`, `diff` and `report` compute them.
+--
+-- Identity and totals come from `sessions` (last session_start / session_end). Call counts,
+-- success and latencies come from the call events themselves; the success rate divides the
+-- `ok` tool calls by session_end's `total_tool_calls`, as `mur trace` does (NULL when that
+-- total is 0). The compaction shown is the last one. `redundant_calls` counts the findings of
+-- the active policy (the view `redundant_calls`).
+-- @column session_id            VARCHAR  Session id.
+-- @column trace_path            VARCHAR  Trace file.
+-- @column created_ms            BIGINT   Creation time from the session id (Unix ms).
+-- @column capsule_name          VARCHAR  From session_start.
+-- @column capsule_version       VARCHAR  From session_start.
+-- @column model                 VARCHAR  From session_start.
+-- @column max_turns             BIGINT   From session_start.
+-- @column exit_status           VARCHAR  From session_end.
+-- @column duration_ms           BIGINT   From session_end.
+-- @column total_turns           BIGINT   From session_end.
+-- @column total_input_tokens    BIGINT   From session_end.
+-- @column total_output_tokens   BIGINT   From session_end.
+-- @column total_tool_calls      BIGINT   From session_end.
+-- @column total_shell_calls     BIGINT   From session_end.
+-- @column has_session_start     BOOLEAN  Has a session_start.
+-- @column has_session_end       BOOLEAN  Has a session_end.
+-- @column complete              BOOLEAN  Has both.
+-- @column avg_input_per_turn    DOUBLE   input tokens / turns; NULL with no turns.
+-- @column avg_output_per_turn   DOUBLE   output tokens / turns; NULL with no turns.
+-- @column tool_ok               BIGINT   Tool calls with status `ok`.
+-- @column tool_error            BIGINT   Tool calls with any other status.
+-- @column tool_success_pct      DOUBLE   100 * tool_ok / total_tool_calls; NULL when 0 calls.
+-- @column avg_tool_ms           DOUBLE   Mean tool call duration; NULL with none.
+-- @column skill_ok              BIGINT   Skill calls with status `ok`.
+-- @column skill_error           BIGINT   Skill calls with any other status.
+-- @column skill_calls           BIGINT   skill_ok + skill_error.
+-- @column skill_success_pct     DOUBLE   100 * skill_ok / skill_calls; NULL with none.
+-- @column avg_skill_ms          DOUBLE   Mean skill call duration; NULL with none.
+-- @column avg_shell_ms          DOUBLE   Mean shell command duration; NULL with none.
+-- @column compaction_turn       BIGINT   Turn of the last compaction; NULL when none fired.
+-- @column compaction_before     BIGINT   Its tokens_before.
+-- @column compaction_after      BIGINT   Its tokens_after.
+-- @column redundant_calls       BIGINT   Findings of the active policy.
+WITH calls AS (
+    SELECT
+        trace_path,
+        count(*) FILTER (WHERE event_type = 'tool_call' AND status = 'ok') AS tool_ok,
+        count(*) FILTER (WHERE event_type = 'tool_call' AND status IS DISTINCT FROM 'ok')
+            AS tool_error,
+        avg(duration_ms) FILTER (WHERE event_type = 'tool_call') AS avg_tool_ms,
+        count(*) FILTER (WHERE event_type = 'skill_call' AND status = 'ok') AS skill_ok,
+        count(*) FILTER (WHERE event_type = 'skill_call' AND status IS DISTINCT FROM 'ok')
+            AS skill_error,
+        avg(duration_ms) FILTER (WHERE event_type = 'skill_call') AS avg_skill_ms,
+        avg(duration_ms) FILTER (WHERE event_type = 'shell') AS avg_shell_ms,
+        max(line) FILTER (WHERE event_type = 'compaction') AS compaction_line
+    FROM events
+    WHERE event_type IN ('tool_call', 'skill_call', 'shell', 'compaction')
+    GROUP BY trace_path
+),
+redundant AS (
+    SELECT trace_path, count(*) AS redundant_calls
+    FROM redundant_calls
+    GROUP BY trace_path
+)
+SELECT
+    s.session_id,
+    s.trace_path,
+    s.created_ms,
+    s.capsule_name,
+    s.capsule_version,
+    s.model,
+    s.max_turns,
+    s.exit_status,
+    s.duration_ms,
+    s.total_turns,
+    s.total_input_tokens,
+    s.total_output_tokens,
+    s.total_tool_calls,
+    s.total_shell_calls,
+    s.has_session_start,
+    s.has_session_end,
+    s.complete,
+    s.total_input_tokens / nullif(s.total_turns, 0) AS avg_input_per_turn,
+    s.total_output_tokens / nullif(s.total_turns, 0) AS avg_output_per_turn,
+    coalesce(c.tool_ok, 0) AS tool_ok,
+    coalesce(c.tool_error, 0) AS tool_error,
+    100.0 * coalesce(c.tool_ok, 0) / nullif(s.total_tool_calls, 0) AS tool_success_pct,
+    c.avg_tool_ms,
+    coalesce(c.skill_ok, 0) AS skill_ok,
+    coalesce(c.skill_error, 0) AS skill_error,
+    coalesce(c.skill_ok, 0) + coalesce(c.skill_error, 0) AS skill_calls,
+    100.0 * c.skill_ok / nullif(c.skill_ok + c.skill_error, 0) AS skill_success_pct,
+    c.avg_skill_ms,
+    c.avg_shell_ms,
+    k.turn AS compaction_turn,
+    k.tokens_before AS compaction_before,
+    k.tokens_after AS compaction_after,
+    coalesce(r.redundant_calls, 0) AS redundant_calls
+FROM sessions AS s
+LEFT JOIN calls AS c USING (trace_path)
+LEFT JOIN events AS k ON k.trace_path = c.trace_path AND k.line = c.compaction_line
+LEFT JOIN redundant AS r ON r.trace_path = s.trace_path

@@ -1,0 +1,36 @@
+-- One row per inference turn, as `mur trace steps` lists them.
+--
+-- The duration is that of the first tool or skill call carrying the same turn number in
+-- the trace, and `inputs` the inputs of the tool calls at that turn, in file order (the
+-- renderer shows the first string of the first one that has one). Like `mur trace`, calls
+-- are matched by turn number across the whole trace.
+-- @column trace_path  VARCHAR  Trace file.
+-- @column line        BIGINT   Line of the inference.
+-- @column turn        BIGINT   Turn, as written.
+-- @column decision    VARCHAR  `tool_call`, `end_turn` or `text`.
+-- @column tool_name   VARCHAR  Tool the model chose; NULL when none.
+-- @column duration_ms BIGINT   Duration of the turn's first tool or skill call; NULL when none.
+-- @column inputs      JSON[]   Inputs of the turn's tool calls, in line order.
+WITH per_turn AS (
+    SELECT
+        trace_path,
+        coalesce(turn, 0) AS turn,
+        arg_min(duration_ms, line) AS duration_ms,
+        list(input ORDER BY line) FILTER (
+            WHERE event_type = 'tool_call' AND input IS NOT NULL
+        ) AS inputs
+    FROM events
+    WHERE event_type IN ('tool_call', 'skill_call')
+    GROUP BY ALL
+)
+SELECT
+    i.trace_path,
+    i.line,
+    i.turn,
+    i.decision,
+    i.tool_name,
+    p.duration_ms,
+    coalesce(p.inputs, []) AS inputs
+FROM events AS i
+LEFT JOIN per_turn AS p ON p.trace_path = i.trace_path AND p.turn = i.turn
+WHERE i.event_type = 'inference'

@@ -1,0 +1,590 @@
+"""`mur trace` parity: show, steps, diff, report and session addressing (SPEC section 4).
+
+Expected outputs are written out by hand from the reference's formats.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from mur_trace.cli import app
+
+runner = CliRunner()
+
+ALPHA = "ses_aaaaaaaaaaaa7aaa8aaa000000000001"
+BETA = "ses_bbbbbbbbbbbb7bbb8bbb000000000002"
+
+
+def run(*args: str):
+    return runner.invoke(app, list(args))
+
+
+def alpha() -> list[dict]:
+    """2 turns, one bash call and its shell command, no compaction, 500ms, ok."""
+    return [
+        {"event_type": "session_start", "session_id": ALPHA, "timestamp": 1000,
+         "capsule_name": "demo", "capsule_version": "1.0.0", "model": "m-1", "max_turns": 10},
+        {"event_type": "inference", "turn": 1, "input_tokens": 1000, "output_tokens": 200,
+         "decision": "tool_call", "tool_name": "bash"},
+        {"event_type": "tool_call", "turn": 1, "tool_name": "bash",
+         "input": {"command": "echo hi"}, "output_bytes": 20, "duration_ms": 100,
+         "status": "ok"},
+        {"event_type": "shell", "turn": 1, "command": "echo hi", "exit_code": 0,
+         "duration_ms": 50},
+        {"event_type": "inference", "turn": 2, "input_tokens": 1200, "output_tokens": 150,
+         "decision": "end_turn", "tool_name": None},
+        {"event_type": "session_end", "total_turns": 2, "total_input_tokens": 2200,
+         "total_output_tokens": 350, "total_tool_calls": 1, "total_shell_calls": 1,
+         "duration_ms": 500, "exit_status": "ok"},
+    ]  # fmt: skip
+
+
+def beta() -> list[dict]:
+    """5 turns, a failed call, a re-read, a compaction, a skill call, max_turns_reached."""
+    read = {"operation": "read_file", "path": "src/a.rs"}
+    return [
+        {"event_type": "session_start", "session_id": BETA, "capsule_name": "demo",
+         "capsule_version": "1.0.0", "model": "m-1", "max_turns": 5},
+        {"event_type": "inference", "turn": 1, "input_tokens": 1500, "output_tokens": 300,
+         "decision": "tool_call", "tool_name": "editor"},
+        {"event_type": "tool_call", "turn": 1, "tool_name": "editor", "input": read,
+         "duration_ms": 200, "status": "ok", "state_effect": "read"},
+        {"event_type": "inference", "turn": 2, "input_tokens": 1800, "output_tokens": 250,
+         "decision": "tool_call", "tool_name": "bash"},
+        {"event_type": "tool_call", "turn": 2, "tool_name": "bash",
+         "input": {"command": "cat missing"}, "duration_ms": 150, "status": "error"},
+        {"event_type": "shell", "turn": 2, "command": "cat missing", "exit_code": 1,
+         "duration_ms": 30},
+        {"event_type": "inference", "turn": 3, "input_tokens": 2000, "output_tokens": 200,
+         "decision": "tool_call", "tool_name": "editor"},
+        {"event_type": "tool_call", "turn": 3, "tool_name": "editor", "input": read,
+         "duration_ms": 180, "status": "ok", "state_effect": "read"},
+        {"event_type": "compaction", "turn": 3, "tokens_before": 5300, "tokens_after": 2000},
+        {"event_type": "inference", "turn": 4, "input_tokens": 2100, "output_tokens": 180,
+         "decision": "tool_call", "tool_name": "bash"},
+        {"event_type": "tool_call", "turn": 4, "tool_name": "bash", "input": {"command": "pwd"},
+         "duration_ms": 220, "status": "ok"},
+        {"event_type": "shell", "turn": 4, "command": "pwd", "exit_code": 0, "duration_ms": 10},
+        {"event_type": "inference", "turn": 5, "input_tokens": 2300, "output_tokens": 160,
+         "decision": "text", "tool_name": None},
+        {"event_type": "skill_call", "turn": 5, "skill_name": "summarise", "duration_ms": 1200,
+         "status": "ok"},
+        {"event_type": "session_end", "total_turns": 5, "total_input_tokens": 9700,
+         "total_output_tokens": 1090, "total_tool_calls": 4, "total_shell_calls": 2,
+         "duration_ms": 1700, "exit_status": "max_turns_reached"},
+    ]  # fmt: skip
+
+
+def multi_task(tasks: int, session: str = "ses_cccccccccccc7ccc8ccc000000000003") -> list[dict]:
+    """A persistent capsule: `tasks` task blocks, each with its own attempt."""
+    lines: list[dict] = []
+    for i in range(tasks):
+        task_id = f"tsk_{i:08x}" + "0" * 24
+        lines += [
+            {"event_type": "a2a_task_received", "task_id": task_id, "message_id": f"m{i}"},
+            {"event_type": "task_start", "task_id": task_id, "context_id": f"ctx_{i}",
+             "source": "a2a"},
+            {"event_type": "session_start", "session_id": session, "capsule_name": "mt",
+             "capsule_version": "0.1.0", "model": "m", "max_turns": 20},
+            {"event_type": "inference", "turn": 0, "input_tokens": 500 * (i + 1),
+             "output_tokens": 100 * (i + 1), "decision": "end_turn", "tool_name": None},
+            {"event_type": "session_end", "total_turns": 1, "total_input_tokens": 500 * (i + 1),
+             "total_output_tokens": 100 * (i + 1), "total_tool_calls": 0,
+             "total_shell_calls": 0, "duration_ms": 200 * (i + 1), "exit_status": "ok"},
+            {"event_type": "task_end", "task_id": task_id, "exit_status": "ok",
+             "duration_ms": 200 * (i + 1), "turns": 2 * (i + 1), "input_tokens": 500 * (i + 1),
+             "output_tokens": 100 * (i + 1), "tool_calls": 0, "shell_calls": 0},
+        ]  # fmt: skip
+    return lines
+
+
+def write(workdir: Path, session: str, events: list[dict] | str) -> Path:
+    path = workdir / session / "trace.jsonl"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = events if isinstance(events, str) else "".join(json.dumps(e) + "\n" for e in events)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def workdir(tmp_path: Path) -> Path:
+    wd = tmp_path / "workdir"
+    write(wd, ALPHA, alpha())
+    write(wd, BETA, beta())
+    return wd
+
+
+# ── show ───────────────────────────────────────────────────────────────────────
+
+SHOW_ALPHA = """\
+── Session ──────────────────────────────────────
+session:    ses_aaaaaaaaaaaa7aaa8aaa000000000001
+capsule:    demo v1.0.0
+model:      m-1
+status:     ok
+duration:   500ms
+
+── Turns ────────────────────────────────────────
+count:      2  (max: 10)
+
+── Tokens ───────────────────────────────────────
+input:      2,200  (avg 1100/turn)
+output:     350  (avg 175/turn)
+total:      2,550
+
+── Tool calls ───────────────────────────────────
+count:      1  (1 ok, 0 error)  success 100.0%
+latency:    avg 100ms
+  turn 1  bash 100ms ✓  {"command":"echo hi"}
+  turn 2  end_turn
+
+── Redundant calls ──────────────────────────────
+count:      0
+
+── Skill calls ──────────────────────────────────
+count:      0
+
+── Shell calls ──────────────────────────────────
+count:      1
+exit codes: 1 ok
+latency:    avg 50ms
+
+── Compaction ───────────────────────────────────
+fired:      no
+"""
+
+
+def test_show_prints_the_reference_sections(workdir: Path) -> None:
+    result = run("show", "aaa000000000001", "--workdir", str(workdir))
+    assert result.exit_code == 0, result.output
+    assert result.stdout == SHOW_ALPHA
+
+
+def test_show_beta_sections(workdir: Path) -> None:
+    result = run("show", BETA, "--workdir", str(workdir))
+    assert result.exit_code == 0, result.output
+    out = result.stdout
+    assert "count:      4  (3 ok, 1 error)  success 75.0%\nlatency:    avg 187ms\n" in out
+    assert (
+        '  turn 1  editor 200ms ✓  {"operation":"read_file","path":"src/a.rs"}\n'
+        '  turn 2  bash 150ms ✗  {"command":"cat missing"}\n'
+        '  turn 3  editor 180ms ✓  {"operation":"read_file","path":"src/a.rs"}\n'
+        '  turn 4  bash 220ms ✓  {"command":"pwd"}\n'
+        "  turn 5  text\n"
+    ) in out
+    assert (
+        "── Redundant calls ──────────────────────────────\n"
+        "count:      1\n"
+        "  turn 3  editor  src/a.rs  (re-reads turn 1)\n"
+    ) in out
+    assert (
+        "count:      1  (1 ok, 0 error)  success 100.0%\nlatency:    avg 1.2s\n"
+        "  turn 5  summarise 1.2s ✓\n"
+    ) in out
+    assert "count:      2\nexit codes: 1 ok, 1 failed (exit 1)\nlatency:    avg 20ms\n" in out
+    assert out.endswith("fired:      yes  at turn 3  (5,300 → 2,000 tokens)\n")
+
+
+def test_show_without_argument_picks_the_newest_session(workdir: Path) -> None:
+    result = run("show", "--workdir", str(workdir))
+    assert f"session:    {BETA}" in result.stdout
+
+
+def test_show_input_is_cut_at_120_characters(tmp_path: Path) -> None:
+    events = alpha()
+    events[2]["input"] = {"command": "é" * 200}
+    path = write(tmp_path, ALPHA, events)
+    result = run("show", str(path))
+    expected = '{"command":"' + "é" * 108 + "…"
+    assert f"  turn 1  bash 100ms ✓  {expected}\n" in result.stdout
+
+
+def test_show_multi_task_breakdown(tmp_path: Path) -> None:
+    path = write(tmp_path, "ses_cccccccccccc7ccc8ccc000000000003", multi_task(3))
+    result = run("show", str(path))
+    assert result.exit_code == 0, result.output
+    assert result.stdout.endswith(
+        "fired:      no\n"
+        "── Tasks ───────────────────────────────────────\n"
+        "task 1  tsk_00000000  turns: 2  in: 500  out: 100  ok  200ms\n"
+        "task 2  tsk_00000001  turns: 4  in: 1,000  out: 200  ok  400ms\n"
+        "task 3  tsk_00000002  turns: 6  in: 1,500  out: 300  ok  600ms\n"
+    )
+
+
+def test_show_single_task_has_no_breakdown(tmp_path: Path) -> None:
+    path = write(tmp_path, "ses_cccccccccccc7ccc8ccc000000000003", multi_task(1))
+    result = run("show", str(path))
+    assert result.exit_code == 0
+    assert "Tasks" not in result.stdout
+
+
+def test_show_reopens(tmp_path: Path) -> None:
+    events = alpha()
+    events.insert(5, {"event_type": "task_reopened", "task_id": "t", "hook_name": "require-tests",
+                      "reason": "x" * 100, "reopen_number": 1})  # fmt: skip
+    result = run("show", str(write(tmp_path, ALPHA, events)))
+    assert result.stdout.endswith(
+        "fired:      no\n\n── Reopens ──────────────────────────────────────\n"
+        f"reopen 1  by require-tests  “{'x' * 80}”\n"
+    )
+
+
+def test_show_json_has_the_same_numbers(workdir: Path) -> None:
+    result = run("show", "@1", "--workdir", str(workdir), "--format", "json")
+    data = json.loads(result.stdout)
+    assert data["metrics"]["session_id"] == BETA
+    assert data["metrics"]["tool_success_pct"] == 75.0
+    assert data["metrics"]["redundant_calls"] == 1
+    assert [f["line"] for f in data["redundant_calls"]] == [8]
+    assert data["shell_exit_codes"] == [
+        {"trace_path": str(workdir / BETA / "trace.jsonl"), "exit_code": 0, "commands": 1},
+        {"trace_path": str(workdir / BETA / "trace.jsonl"), "exit_code": 1, "commands": 1},
+    ]
+
+
+def test_unknown_event_types_are_skipped(tmp_path: Path) -> None:
+    events = alpha()
+    events.insert(1, {"event_type": "unknown_future_event", "data": {"x": 1}})
+    result = run("show", str(write(tmp_path, ALPHA, events)))
+    assert result.exit_code == 0
+    assert result.stdout == SHOW_ALPHA
+
+
+def test_incomplete_trace_cannot_be_shown(tmp_path: Path) -> None:
+    path = write(tmp_path, ALPHA, alpha()[:-1])
+    result = run("show", str(path))
+    assert result.exit_code == 2
+    assert result.stderr == f"error[E-TRC-001]: {path}: no session_end event found\n"
+
+
+def test_show_empty_trace_file(tmp_path: Path) -> None:
+    path = write(tmp_path, ALPHA, "")
+    result = run("show", str(path))
+    assert result.exit_code == 2
+    assert result.stderr == f"error[E-TRC-001]: {path}: trace file is empty\n"
+
+
+def test_show_malformed_line_names_its_number(tmp_path: Path) -> None:
+    lines = [json.dumps(e) for e in alpha()]
+    lines[3] = "{not json"
+    path = write(tmp_path, ALPHA, "\n".join(lines) + "\n")
+    result = run("show", str(path))
+    assert result.stderr == f"error[E-TRC-001]: {path}:4: not valid JSON\n"
+
+
+def test_show_nonexistent_file(tmp_path: Path) -> None:
+    result = run("show", str(tmp_path / "missing.jsonl"))
+    assert result.exit_code == 2
+    assert result.stderr.startswith("error[E-IO-001]: ")
+
+
+# ── session addressing ─────────────────────────────────────────────────────────
+
+
+def test_suffix_is_case_insensitive(workdir: Path) -> None:
+    result = run("show", "AAA000000000001", "--workdir", str(workdir))
+    assert result.exit_code == 0
+    assert f"session:    {ALPHA}" in result.stdout
+
+
+def test_ambiguous_suffix_lists_the_candidates(workdir: Path) -> None:
+    other = "ses_ffffffffffff7fff8fff000000000001"
+    write(workdir, other, alpha())
+    result = run("show", "0001", "--workdir", str(workdir))
+    assert result.exit_code == 2
+    assert result.stderr == (
+        "error[E-TRC-002]: ambiguous: '0001' matches 2 sessions — provide more characters: "
+        f"{ALPHA}, {other}\n"
+    )
+
+
+def test_suffix_without_match(workdir: Path) -> None:
+    result = run("show", "zzzz", "--workdir", str(workdir))
+    assert (
+        result.stderr == f"error[E-TRC-002]: no session found matching suffix 'zzzz' in {workdir}\n"
+    )
+
+
+def test_full_id_not_present(workdir: Path) -> None:
+    missing = "ses_dddddddddddd7ddd8ddd000000000004"
+    result = run("show", missing, "--workdir", str(workdir))
+    assert result.stderr == f"error[E-TRC-002]: session {missing} not found in {workdir}\n"
+
+
+def test_empty_workdir(tmp_path: Path) -> None:
+    result = run("show", "--workdir", str(tmp_path))
+    assert result.stderr == f"error[E-TRC-002]: no sessions found in workdir at {tmp_path}\n"
+
+
+@pytest.mark.parametrize(
+    ("ordinal", "message"),
+    [
+        ("@3", "@3 is out of range — workdir has 2 sessions"),
+        ("@0", "ordinal must be @1 or higher"),
+        ("@x", "invalid ordinal '@x' — expected @1, @2, ..."),
+    ],
+)
+def test_bad_ordinals(workdir: Path, ordinal: str, message: str) -> None:
+    result = run("diff", ordinal, "@1", "--workdir", str(workdir))
+    assert result.exit_code == 2
+    assert result.stderr == f"error[E-TRC-002]: before: {message}\n"
+
+
+def test_diff_reports_both_bad_arguments(workdir: Path) -> None:
+    result = run("diff", "@9", "nope", "--workdir", str(workdir))
+    assert result.stderr == (
+        "error[E-TRC-002]: before: @9 is out of range — workdir has 2 sessions; "
+        f"after: no session found matching suffix 'nope' in {workdir}\n"
+    )
+
+
+def test_diff_with_one_argument_is_an_error(workdir: Path) -> None:
+    result = run("diff", "@1", "--workdir", str(workdir))
+    assert result.exit_code == 2
+    assert "expects 0 or 2 arguments, got 1" in result.stderr
+
+
+# ── steps ──────────────────────────────────────────────────────────────────────
+
+
+def test_steps(workdir: Path) -> None:
+    result = run("steps", "--workdir", str(workdir))
+    assert result.exit_code == 0, result.output
+    assert result.stdout == (
+        f"Session {BETA}  (5 turns)\n"
+        "\n"
+        "  1  tool_call    editor      200ms\n"
+        "  2  tool_call    bash        150ms\n"
+        "  3  tool_call    editor      180ms\n"
+        "  4  tool_call    bash        220ms\n"
+        "  5  text         —           1.2s\n"
+        "\n"
+    )
+
+
+def test_steps_verbose_shows_the_first_string_cut_at_60(tmp_path: Path) -> None:
+    events = alpha()
+    events[2]["input"] = {"z": "last", "command": "x" * 70, "a": 5}
+    result = run("steps", str(write(tmp_path, ALPHA, events)), "--verbose")
+    assert result.stdout.splitlines()[2:4] == [
+        f'  1  tool_call    bash        100ms   "{"x" * 60}…"',
+        "  2  end_turn     —           —",
+    ]
+
+
+def test_steps_with_no_turns(tmp_path: Path) -> None:
+    events = [e for e in alpha() if e["event_type"] != "inference"]
+    result = run("steps", str(write(tmp_path, ALPHA, events)))
+    assert result.stdout == f"Session {ALPHA}  (0 turns)\n\n\n"
+
+
+# ── diff ───────────────────────────────────────────────────────────────────────
+
+DIFF_ALPHA_BETA = """\
+Metric                 Run A            Run B            Delta
+────────────────────── ──────────────── ──────────────── ──────────────────────────
+turns                  2                5                +3 (A better)
+duration               500ms            1.7s             +1.2s (A better)
+input tokens           2,200            9,700            +7500 (A better)
+output tokens          350              1,090            +740 (A better)
+input/turn (avg)       1100             1940             +840.0 (A better)
+output/turn (avg)      175              218              +43.0 (A better)
+tool calls             1                4                +3 (A better)
+tool success rate      100.0%           75.0%            -25.0 (A better)
+avg tool latency       100ms            187ms            +87ms (A better)
+redundant calls        0                1                +1 (A better)
+skill calls            0                1                +1 (A better)
+shell calls            1                2                +1 (A better)
+avg shell latency      50ms             20ms             -30ms (B better)
+compaction             none             turn 3           —
+exit status            ok               max_turns_reached —
+"""
+
+
+def test_diff_defaults_to_the_two_newest(workdir: Path) -> None:
+    result = run("diff", "--workdir", str(workdir))
+    assert result.exit_code == 0, result.output
+    assert result.stdout == DIFF_ALPHA_BETA
+
+
+def test_diff_same_session_is_all_equal(workdir: Path) -> None:
+    result = run("diff", "@1", BETA, "--workdir", str(workdir), "-f", "json")
+    rows = json.loads(result.stdout)
+    assert {r["better"] for r in rows if r["kind"] != "text"} == {"="}
+    assert [r["metric"] for r in rows][9] == "redundant_calls"
+
+
+def test_diff_json_markers(workdir: Path) -> None:
+    rows = json.loads(run("diff", "--workdir", str(workdir), "-f", "json").stdout)
+    by_metric = {r["metric"]: r for r in rows}
+    assert by_metric["avg_shell_ms"]["better"] == "B"
+    assert by_metric["tool_success_pct"]["better"] == "A"
+    assert by_metric["redundant_calls"]["delta"] == 1
+
+
+# ── report ─────────────────────────────────────────────────────────────────────
+
+
+def report_of(workdir: Path, *args: str):
+    return run("report", "--workdir", str(workdir), *args)
+
+
+def test_report(workdir: Path) -> None:
+    result = report_of(workdir)
+    assert result.exit_code == 0, result.output
+    assert (
+        result.stdout
+        == f"""\
+Session ses_aaaaaaaa...  500ms  2 turns
+
+  Tool calls:    1
+  Shell calls:   1  exit codes: 1 ok
+  Avg latency:   tool 100ms  shell 50ms
+
+Session ses_bbbbbbbb...  1.7s  5 turns
+
+  Tool calls:    4  (3 ok, 1 error)
+  Shell calls:   2  exit codes: 1 ok, 1 failed (exit 1)
+  Redundant calls: 1
+  Avg latency:   tool 187ms  shell 20ms
+
+Sessions: 2  ({workdir})
+
+Metric                 Mean           StdDev         Min            Max
+────────────────────── ────────────── ────────────── ────────────── ──────────────
+turns                  3.5            1.5            2.0            5.0
+duration (ms)          1,100          600            500            1,700
+input tokens           5,950          3,750          2,200          9,700
+output tokens          720            370            350            1,090
+tool calls             2.5            1.5            1.0            4.0
+tool success (%)       87.5           12.5           75.0           100.0
+shell calls            1.5            0.5            1.0            2.0
+redundant calls        0.5            0.5            0.0            1.0
+
+Exit status:
+  max_turns_reached        1  (50.0%)
+  ok                       1  (50.0%)
+"""
+    )
+
+
+def test_report_last_picks_the_newest(workdir: Path) -> None:
+    result = report_of(workdir, "--last", "1")
+    assert "Sessions: 1" in result.stdout
+    assert "ses_bbbbbbbb..." in result.stdout and "ses_aaaaaaaa..." not in result.stdout
+
+
+def test_report_explicit_sessions(workdir: Path) -> None:
+    result = report_of(workdir, "aaa000000000001")
+    assert "Sessions: 1" in result.stdout
+    assert "ses_aaaaaaaa..." in result.stdout
+
+
+def test_report_since_reads_the_creation_time_from_the_id(tmp_path: Path) -> None:
+    now = int(time.time() * 1000)
+    recent = f"ses_{now - 10 * 60_000:012x}7000800000000000000a"
+    old = f"ses_{now - 5 * 3_600_000:012x}7000800000000000000b"
+    for session in (recent, old):
+        events = alpha()
+        events[0]["session_id"] = session
+        write(tmp_path, session, events)
+    result = report_of(tmp_path, "--since", "1h")
+    assert "Sessions: 1" in result.stdout
+    assert f"Session {recent[:12]}..." in result.stdout
+    assert "Sessions: 2" in report_of(tmp_path, "--since", "1d").stdout
+    none = report_of(tmp_path, "--since", "1m")
+    assert (
+        none.stderr
+        == f"error[E-TRC-002]: no sessions matched --since 1m in workdir at {tmp_path}\n"
+    )
+
+
+@pytest.mark.parametrize("since", ["2x", "h", "-1h", "1.5h", "2 h"])
+def test_report_since_rejects_bad_durations(workdir: Path, since: str) -> None:
+    result = report_of(workdir, "--since", since)
+    assert result.exit_code == 2
+    assert result.stderr == (
+        f"error[E-TRC-002]: unrecognised --since format '{since}' — expected <N>m, <N>h, or <N>d\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        (["@1", "--since", "2h"], "--since cannot be combined with explicit session arguments"),
+        (["@1", "--last", "1"], "--last cannot be combined with explicit session arguments"),
+        (["--last", "0"], "--last must be at least 1"),
+    ],
+)
+def test_report_flag_conflicts(workdir: Path, flags: list[str], message: str) -> None:
+    result = report_of(workdir, *flags)
+    assert result.exit_code == 2
+    assert result.stderr == f"error[E-TRC-002]: {message}\n"
+
+
+def test_report_skips_unreadable_and_incomplete_sessions(workdir: Path) -> None:
+    torn = write(workdir, "ses_dddddddddddd7ddd8ddd000000000004", alpha()[:-1])
+    empty = write(workdir, "ses_eeeeeeeeeeee7eee8eee000000000005", "")
+    result = report_of(workdir)
+    assert result.exit_code == 0
+    assert result.stderr.splitlines() == [
+        f"warning[E-TRC-001]: skipped {empty}: trace file is empty",
+        f"warning[E-TRC-001]: skipped {torn}: no session_end event found",
+    ]
+    assert "Sessions: 2" in result.stdout
+
+
+def test_report_with_only_incomplete_sessions_is_an_error(tmp_path: Path) -> None:
+    write(tmp_path, ALPHA, alpha()[:-1])
+    result = report_of(tmp_path)
+    assert result.exit_code == 2
+    assert result.stderr.splitlines()[-1] == (
+        "error[E-TRC-001]: no complete sessions to report — all traces are empty or incomplete"
+    )
+
+
+def test_report_empty_and_missing_workdirs(tmp_path: Path) -> None:
+    assert report_of(tmp_path).stderr == (
+        f"error[E-TRC-002]: no sessions found in workdir at {tmp_path}\n"
+    )
+    assert report_of(tmp_path / "nope").stderr == (
+        f"error[E-IO-001]: workdir not found: {tmp_path / 'nope'}\n"
+    )
+
+
+def test_report_per_task_averages(tmp_path: Path) -> None:
+    write(tmp_path, "ses_cccccccccccc7ccc8ccc000000000003", multi_task(2))
+    result = report_of(tmp_path)
+    assert result.stdout.endswith(
+        "── Per-task averages (multi-task sessions only) ──────────────\n"
+        "Metric                 Mean           StdDev         Min            Max\n"
+        "────────────────────── ────────────── ────────────── ────────────── ──────────────\n"
+        "task turns             3.0            1.0            2.0            4.0\n"
+        "task input tokens      750            250            500            1,000\n"
+        "task output tokens     150            50             100            200\n"
+        "task duration (ms)     300            100            200            400\n"
+        "Tasks: 2\n"
+    )
+    single = tmp_path / "single"
+    write(single, "ses_cccccccccccc7ccc8ccc000000000003", multi_task(1))
+    assert "Per-task" not in report_of(single).stdout
+
+
+def test_report_json(workdir: Path) -> None:
+    data = json.loads(report_of(workdir, "-f", "json").stdout)
+    stats = {s["metric"]: s for s in data["stats"]}
+    assert stats["redundant_calls"] == {
+        "position": 8, "metric": "redundant_calls", "sessions": 2,
+        "mean": 0.5, "stddev": 0.5, "min": 0.0, "max": 1.0,
+    }  # fmt: skip
+    assert [s["session_id"] for s in data["sessions"]] == [ALPHA, BETA]
+    assert data["exit_status"] == [
+        {"exit_status": "max_turns_reached", "sessions": 1, "percent": 50.0},
+        {"exit_status": "ok", "sessions": 1, "percent": 50.0},
+    ]
