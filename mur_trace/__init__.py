@@ -13,13 +13,15 @@ from pathlib import Path
 
 import duckdb
 
+from .effects import read_effects
 from .errors import MurTraceError
-from .load import POLICIES, Skipped, load_traces
+from .load import POLICIES, RULES, Skipped, load_traces
 from .sessions import discover
 from .trace import Report, SessionShow, Trace
 
 __all__ = [
     "POLICIES",
+    "RULES",
     "MurTraceError",
     "Report",
     "SessionShow",
@@ -35,6 +37,8 @@ def load(
     *,
     workdir: str | os.PathLike[str] | None = None,
     policy: str = "reference",
+    rules: dict[str, bool] | None = None,
+    effects: str | os.PathLike[str] | None = None,
 ) -> Trace:
     """Load traces into an in-memory DuckDB database and return a `Trace`.
 
@@ -42,7 +46,8 @@ def load(
     every session of `workdir` (default `./workdir`) is loaded. A trace that cannot be read
     is left out and listed in `Trace.skipped`; when none can be read, the first one's error
     is raised as `MurTraceError`. `policy` is the redundancy policy the metric relations
-    (show, report, diff) count.
+    (show, report, diff) count; `rules` switches context rules on or off by name
+    (`{"shell_inference": False}`); `effects` names an effects file (see `mur_trace.effects`).
     """
     files = discover(paths, Path(workdir) if workdir is not None else None)
     con = duckdb.connect()
@@ -50,4 +55,9 @@ def load(
     if len(skipped) == len(files):
         first = skipped[0]
         raise MurTraceError(first.code, first.message)
-    return Trace(con, skipped, policy)
+    trace = Trace(con, skipped, policy)
+    if rules:
+        trace.set_rules(rules)
+    if effects is not None:
+        trace.set_effects(read_effects(effects))
+    return trace

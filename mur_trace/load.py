@@ -6,27 +6,41 @@ files. Loading defines:
 - `traces`: one row per trace file asked for, with its session id and, when it cannot be
   analysed, the error that keeps it out;
 - `events`: one row per event of the traces that can be analysed;
-- the views of `queries/events/` (`tool_calls`, `sessions`) and one view per redundancy
-  policy (`redundant_reference`, ...).
+- `context_rules` (one row per rule of queries/rules/, all enabled) and `declared_effects`
+  (the user's effects file, empty by default): the settings of the context policy;
+- the views of queries/ over them, in dependency order (VIEWS).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import duckdb
 
 from . import queries
 
-#: View name -> query name: the views over `events`, in dependency order.
+#: Redundancy policies: `--policy NAME` reads the view `redundant_NAME`.
+POLICIES: tuple[str, ...] = ("reference", "context")
+
+#: The rules of the context policy: queries/rules/<name>.sql defines the view rule_<name>.
+RULES: tuple[str, ...] = tuple(name.split("/", 1)[1] for name in queries.names("rules"))
+
+#: Macros: name -> (parameters, query name).
+MACROS: dict[str, tuple[str, str]] = {
+    "normalise_path": ("path", "functions/normalise_path"),
+}
+
+#: View name -> query name, in dependency order.
 VIEWS: dict[str, str] = {
     "tool_calls": "events/tool_calls",
     "sessions": "events/sessions",
+    "call_waste": "context/waste",
+    **{f"rule_{rule}": f"rules/{rule}" for rule in RULES if rule != "directory_invalidation"},
+    "context_observations": "context/observations",
+    "rule_directory_invalidation": "rules/directory_invalidation",
+    **{f"redundant_{policy}": f"redundant/{policy}" for policy in POLICIES},
 }
-
-#: Redundancy policies: `--policy NAME` reads the view `redundant_NAME`.
-POLICIES: tuple[str, ...] = ("reference",)
 
 #: The metric views of show, steps, report (over `redundant_calls`, the active policy).
 METRIC_VIEWS: dict[str, str] = {
@@ -58,18 +72,65 @@ def findings_view(policy: str) -> str:
     return f"redundant_{policy}"
 
 
+def rule_doc(rule: str) -> str:
+    """The one-line description of a context rule (its header's first line)."""
+    first = queries.get(f"rules/{rule}").doc.splitlines()[0]
+    return first.split(":", 1)[1].strip() if first.startswith("rule ") else first
+
+
 def use_policy(con: duckdb.DuckDBPyConnection, policy: str) -> None:
     """Point `redundant_calls`, which the metric views count, at a policy's findings."""
-    con.execute(f"CREATE OR REPLACE VIEW redundant_calls AS FROM {findings_view(policy)}")
+    view = findings_view(policy)
+    con.execute(
+        "CREATE OR REPLACE VIEW redundant_calls AS "
+        "SELECT f.*, w.est_tokens AS waste_tokens, w.context_tokens AS waste_context_tokens "
+        f"FROM {view} AS f LEFT JOIN call_waste AS w USING (trace_path, line)"
+    )
+
+
+def set_rules(con: duckdb.DuckDBPyConnection, enabled: dict[str, bool]) -> None:
+    """Switch context rules on or off."""
+    unknown = sorted(set(enabled) - set(RULES))
+    if unknown:
+        raise ValueError(f"unknown rule {unknown[0]!r}; known: {', '.join(RULES)}")
+    for name, on in enabled.items():
+        con.execute(
+            "UPDATE context_rules SET enabled = $on WHERE name = $name", {"on": on, "name": name}
+        )
+
+
+def set_effects(
+    con: duckdb.DuckDBPyConnection, effects: Iterable[tuple[str, str | None, str | None, str]]
+) -> None:
+    """Replace the declared effects: (tool_name, field or None, value or None, effect)."""
+    con.execute("DELETE FROM declared_effects")
+    rows = list(effects)
+    if rows:
+        con.executemany("INSERT INTO declared_effects VALUES (?, ?, ?, ?)", rows)
+
+
+def create_settings(con: duckdb.DuckDBPyConnection) -> None:
+    """The settings tables of the context policy, with their defaults."""
+    con.execute(
+        "CREATE OR REPLACE TABLE context_rules "
+        "(name VARCHAR PRIMARY KEY, enabled BOOLEAN NOT NULL, description VARCHAR)"
+    )
+    con.executemany(
+        "INSERT INTO context_rules VALUES (?, true, ?)", [(r, rule_doc(r)) for r in RULES]
+    )
+    con.execute(
+        "CREATE OR REPLACE TABLE declared_effects "
+        "(tool_name VARCHAR NOT NULL, field VARCHAR, value VARCHAR, effect VARCHAR NOT NULL "
+        "CHECK (effect IN ('read', 'mutate')))"
+    )
 
 
 def create_views(con: duckdb.DuckDBPyConnection, policy: str = "reference") -> None:
-    """(Re)define every view over the `traces` and `events` tables."""
+    """(Re)define every macro and view over the `traces` and `events` tables."""
+    for macro, (params, name) in MACROS.items():
+        con.execute(f"CREATE OR REPLACE MACRO {macro}({params}) AS ({queries.get(name).sql})")
     for view, name in VIEWS.items():
         con.execute(f"CREATE OR REPLACE VIEW {view} AS {queries.get(name).sql}")
-    for known in POLICIES:
-        sql = queries.get(f"redundant/{known}").sql
-        con.execute(f"CREATE OR REPLACE VIEW {findings_view(known)} AS {sql}")
     use_policy(con, policy)
     for view, name in METRIC_VIEWS.items():
         con.execute(f"CREATE OR REPLACE VIEW {view} AS {queries.get(name).sql}")
@@ -87,6 +148,7 @@ def load_traces(con: duckdb.DuckDBPyConnection, trace_paths: Sequence[str]) -> l
     )
     con.execute(f"CREATE OR REPLACE TABLE events AS {queries.get('load/events').sql}")
     con.execute("DROP TABLE _trace_lines")
+    create_settings(con)
     create_views(con)
     rows = (
         con.table("traces")

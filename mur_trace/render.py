@@ -8,7 +8,7 @@ from __future__ import annotations
 import csv
 import json
 from collections.abc import Iterable, Iterator
-from enum import Enum
+from enum import StrEnum
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -17,7 +17,7 @@ import duckdb
 RULE = "─"
 
 
-class Format(str, Enum):
+class Format(StrEnum):
     """Output formats of the row-producing commands."""
 
     text = "text"
@@ -111,7 +111,7 @@ INPUT_INLINE_LIMIT = 120
 STEPS_SUMMARY_LIMIT = 60
 
 
-class DocFormat(str, Enum):
+class DocFormat(StrEnum):
     """Output formats of the report-like commands (show, steps, diff, report)."""
 
     text = "text"

@@ -8,8 +8,9 @@ from typing import Any
 import duckdb
 
 from . import queries
+from .effects import Effect
 from .errors import E_TRC_001, MurTraceError
-from .load import Skipped, findings_view, use_policy
+from .load import Skipped, findings_view, set_effects, set_rules, use_policy
 
 
 def _where(rel: duckdb.DuckDBPyRelation, column: str, value: Any) -> duckdb.DuckDBPyRelation:
@@ -68,6 +69,19 @@ class Trace:
     def policy(self, policy: str) -> None:
         use_policy(self.con, policy)
         self._policy = policy
+
+    @property
+    def rules(self) -> duckdb.DuckDBPyRelation:
+        """The context policy's rules: name, enabled, description."""
+        return self.con.table("context_rules").order("name")
+
+    def set_rules(self, enabled: dict[str, bool]) -> None:
+        """Switch context rules on (True) or off (False) by name."""
+        set_rules(self.con, enabled)
+
+    def set_effects(self, effects: list[Effect]) -> None:
+        """Declare effects for tools that declare nothing: (tool, field, value, effect) rows."""
+        set_effects(self.con, effects)
 
     @property
     def events(self) -> duckdb.DuckDBPyRelation:

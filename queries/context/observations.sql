@@ -1,0 +1,53 @@
+-- Everything the context policy orders in time: reads, changes and resets, per trace.
+--
+-- Tool calls with an identity (after the rules declared_effects, path_normalisation,
+-- failed_calls and same_request), the effects inferred from shell commands
+-- (shell_inference), and the context resets (context_reset). `ord` orders them: a shell
+-- event's effects come after the call that ran it, in command order. `line` is where a
+-- finding is reported: the tool call (for shell effects, the call that ran the command).
+-- @column trace_path     VARCHAR  Trace file.
+-- @column ord            BIGINT   Order within the trace (event line * 1000 + effect number).
+-- @column line           BIGINT   Line of the tool call the observation belongs to.
+-- @column kind           VARCHAR  `read`, `mutate` (a change of `identity`), `reset` (context emptied), `mutate_all` (anything may have changed).
+-- @column identity       VARCHAR  Resource as compared (NULL for reset / mutate_all).
+-- @column is_path        BOOLEAN  The identity is a file-system path.
+-- @column observed       BOOLEAN  A read that saw its resource (see failed_calls).
+-- @column whole          BOOLEAN  A read of the whole resource (see same_request).
+-- @column request        VARCHAR  What a read asked (see same_request).
+-- @column origin         VARCHAR  `tool_call`, `shell`, or the reset's event type.
+-- @column effect_source  VARCHAR  `trace`, `effects_file`, `shell` or NULL.
+SELECT
+    c.trace_path,
+    c.line * 1000 AS ord,
+    c.line,
+    CASE WHEN e.effect = 'read' THEN 'read' ELSE 'mutate' END AS kind,
+    p.identity,
+    p.is_path,
+    f.observed,
+    r.whole,
+    r.request,
+    'tool_call' AS origin,
+    e.effect_source
+FROM tool_calls AS c
+JOIN rule_path_normalisation AS p USING (trace_path, line)
+JOIN rule_declared_effects AS e USING (trace_path, line)
+JOIN rule_failed_calls AS f USING (trace_path, line)
+JOIN rule_same_request AS r USING (trace_path, line)
+UNION ALL
+SELECT
+    trace_path,
+    line * 1000 + seq,
+    call_line,
+    kind,
+    identity,
+    identity IS NOT NULL,
+    observed,
+    whole,
+    request,
+    'shell',
+    'shell'
+FROM rule_shell_inference
+WHERE call_line IS NOT NULL OR kind <> 'read'
+UNION ALL
+SELECT trace_path, line * 1000, line, 'reset', NULL, false, false, false, NULL, reason, NULL
+FROM rule_context_reset

@@ -1,0 +1,99 @@
+-- What each tool call cost: bytes, time, tokens, and the tokens re-sent after it.
+--
+-- Tokens come from the trace where it can tell: the input tokens of the inference after a
+-- call, less the input and output tokens of the inference that made it, is what the
+-- results of that turn added to the context; calls of one turn share it by output bytes.
+-- Where the trace cannot tell (no later inference, a reset in between, a count that does
+-- not grow), tokens are estimated at 4 bytes per token (`token_source` = `estimate`).
+-- The context cost is those tokens times the later inference turns of the same context
+-- (up to the next compaction, task or attempt), each of which re-sent them.
+-- @column trace_path     VARCHAR  Trace file.
+-- @column line           BIGINT   Line of the tool call.
+-- @column output_bytes   BIGINT   Bytes the call returned.
+-- @column duration_ms    BIGINT   Wall time of the call.
+-- @column est_tokens     BIGINT   Tokens the result took in the context.
+-- @column token_source   VARCHAR  `trace` or `estimate`.
+-- @column context_turns  BIGINT   Later inference turns in the same context.
+-- @column context_tokens BIGINT   est_tokens * context_turns.
+WITH timeline AS (
+    SELECT
+        trace_path,
+        line,
+        event_type,
+        input_tokens,
+        output_tokens,
+        output_bytes,
+        duration_ms,
+        count(*) FILTER (WHERE event_type IN ('compaction', 'task_start', 'session_start'))
+            OVER (PARTITION BY trace_path ORDER BY line ROWS UNBOUNDED PRECEDING) AS context_no,
+        count(*) FILTER (WHERE event_type = 'inference')
+            OVER (PARTITION BY trace_path ORDER BY line ROWS UNBOUNDED PRECEDING) AS inferences_so_far
+    FROM events
+    WHERE event_type IN ('inference', 'tool_call', 'compaction', 'task_start', 'session_start')
+),
+contexts AS (
+    SELECT
+        *,
+        max(inferences_so_far) OVER (PARTITION BY trace_path, context_no) AS inferences_at_end,
+        -- the inference that made the call, and the one after it
+        max(CASE WHEN event_type = 'inference' THEN line END) OVER (
+            PARTITION BY trace_path ORDER BY line ROWS UNBOUNDED PRECEDING
+        ) AS made_by
+    FROM timeline
+),
+inferences AS (
+    SELECT
+        trace_path,
+        line,
+        context_no,
+        input_tokens,
+        output_tokens,
+        lead(line) OVER w AS next_line,
+        lead(input_tokens) OVER w AS next_input_tokens,
+        lead(context_no) OVER w AS next_context_no
+    FROM contexts
+    WHERE event_type = 'inference'
+    WINDOW w AS (PARTITION BY trace_path ORDER BY line)
+),
+calls AS (
+    SELECT
+        c.trace_path,
+        c.line,
+        c.output_bytes,
+        c.duration_ms,
+        c.inferences_at_end - c.inferences_so_far AS context_turns,
+        CASE
+            WHEN i.next_context_no = i.context_no
+                AND i.next_input_tokens - i.input_tokens - coalesce(i.output_tokens, 0) > 0
+                THEN i.next_input_tokens - i.input_tokens - coalesce(i.output_tokens, 0)
+        END AS turn_tokens,
+        c.made_by
+    FROM contexts AS c
+    LEFT JOIN inferences AS i ON i.trace_path = c.trace_path AND i.line = c.made_by
+    WHERE c.event_type = 'tool_call'
+),
+shared AS (
+    SELECT
+        *,
+        sum(coalesce(output_bytes, 0)) OVER (PARTITION BY trace_path, made_by) AS turn_bytes
+    FROM calls
+)
+SELECT
+    trace_path,
+    line,
+    output_bytes,
+    duration_ms,
+    CASE
+        WHEN turn_tokens IS NOT NULL AND turn_bytes > 0
+            THEN round(turn_tokens * coalesce(output_bytes, 0) / turn_bytes)::BIGINT
+        ELSE ceil(coalesce(output_bytes, 0) / 4)::BIGINT
+    END AS est_tokens,
+    CASE WHEN turn_tokens IS NOT NULL AND turn_bytes > 0 THEN 'trace' ELSE 'estimate' END
+        AS token_source,
+    context_turns,
+    context_turns * CASE
+        WHEN turn_tokens IS NOT NULL AND turn_bytes > 0
+            THEN round(turn_tokens * coalesce(output_bytes, 0) / turn_bytes)::BIGINT
+        ELSE ceil(coalesce(output_bytes, 0) / 4)::BIGINT
+    END AS context_tokens
+FROM shared

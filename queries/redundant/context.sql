@@ -1,0 +1,144 @@
+-- Redundant calls, context-aware (`--policy context`, SPEC section 5).
+--
+-- A read is redundant when the model already holds what it returns: an earlier read that
+-- saw the same resource, asked for at least as much, with no change to the resource (or to
+-- a directory above it or a path below it) and no context reset in between. The rules
+-- (queries/rules/, table `context_rules`) decide what counts as a read, a change, a reset
+-- and the same resource; with every rule off this is exactly the reference policy.
+-- The prior is the latest such read. `rule` names the rule that made the match, `reason`
+-- says why in words, and the waste columns say what the call cost (queries/context/waste.sql).
+-- @column session_id      VARCHAR  Session of the redundant call.
+-- @column trace_path      VARCHAR  Trace file.
+-- @column line            BIGINT   Line of the redundant tool call.
+-- @column turn            BIGINT   Its turn.
+-- @column tool_name       VARCHAR  Its tool, as written.
+-- @column resource        VARCHAR  The resource read again (normalised when guessed).
+-- @column resource_source VARCHAR  `declared`, `path_field` or `shell`.
+-- @column state_effect    VARCHAR  Always `read`.
+-- @column prior_line      BIGINT   Line of the tool call whose read it repeats.
+-- @column prior_turn      BIGINT   Turn of that call.
+-- @column output_bytes    BIGINT   Bytes the redundant call returned.
+-- @column duration_ms     BIGINT   Its wall time.
+-- @column rule            VARCHAR  read_after_read, path_normalisation, shell_inference, declared_effects or same_request.
+-- @column reason          VARCHAR  Why, in words.
+-- @column est_tokens      BIGINT   Tokens the repeated result took (see waste).
+-- @column token_source    VARCHAR  `trace` or `estimate`.
+-- @column context_turns   BIGINT   Later inference turns that re-sent it.
+-- @column context_tokens  BIGINT   est_tokens * context_turns.
+WITH obs AS (
+    SELECT
+        *,
+        -- the last reset or unknown change before each observation, all identities alike
+        max(CASE WHEN kind IN ('reset', 'mutate_all') THEN ord END) OVER (
+            PARTITION BY trace_path ORDER BY ord ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING
+        ) AS last_reset,
+        -- the last change of this very identity
+        max(CASE WHEN kind = 'mutate' THEN ord END) OVER (
+            PARTITION BY trace_path, identity ORDER BY ord
+            ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING
+        ) AS last_change
+    FROM context_observations
+),
+reads AS (
+    SELECT o.*, coalesce(a.ancestors, []) AS ancestors
+    FROM obs AS o
+    LEFT JOIN rule_directory_invalidation AS a USING (identity)
+    WHERE o.kind = 'read'
+),
+changes AS (
+    SELECT o.trace_path, o.ord, o.identity, coalesce(a.ancestors, []) AS ancestors
+    FROM obs AS o
+    LEFT JOIN rule_directory_invalidation AS a USING (identity)
+    WHERE o.kind = 'mutate' AND o.is_path
+),
+-- a change of a directory above the read, or of a path below it
+related_change AS (
+    SELECT trace_path, ord, max(change_ord) AS last_related
+    FROM (
+        SELECT r.trace_path, r.ord, c.ord AS change_ord
+        FROM reads AS r, unnest(r.ancestors) AS u(dir)
+        JOIN changes AS c ON c.trace_path = r.trace_path AND c.identity = u.dir AND c.ord < r.ord
+        UNION ALL
+        SELECT r.trace_path, r.ord, c.ord
+        FROM changes AS c, unnest(c.ancestors) AS u(dir)
+        JOIN reads AS r ON r.trace_path = c.trace_path AND r.identity = u.dir AND c.ord < r.ord
+    )
+    GROUP BY ALL
+),
+candidates AS (
+    SELECT
+        r.*,
+        greatest(r.last_reset, r.last_change, rc.last_related) AS barrier
+    FROM reads AS r
+    LEFT JOIN related_change AS rc USING (trace_path, ord)
+    WHERE r.observed
+),
+matched AS (
+    SELECT
+        c.trace_path,
+        c.ord,
+        max(p.ord) AS prior_ord
+    FROM candidates AS c
+    JOIN reads AS p
+        ON p.trace_path = c.trace_path
+        AND p.identity = c.identity
+        AND p.ord < c.ord
+        AND p.ord > coalesce(c.barrier, -1)
+        AND p.observed
+        AND (
+            (SELECT enabled FROM context_rules WHERE name = 'same_request') IS NOT TRUE
+            OR p.whole
+            OR p.request = c.request
+        )
+    GROUP BY ALL
+),
+findings AS (
+    SELECT
+        c.*,
+        p.line AS prior_line,
+        p.origin AS prior_origin,
+        p.effect_source AS prior_effect_source,
+        p.request AS prior_request,
+        p.whole AS prior_whole,
+        m.prior_ord
+    FROM matched AS m
+    JOIN candidates AS c USING (trace_path, ord)
+    JOIN reads AS p ON p.trace_path = m.trace_path AND p.ord = m.prior_ord
+)
+SELECT
+    t.session_id,
+    f.trace_path,
+    f.line,
+    t.turn,
+    t.tool_name,
+    f.identity AS resource,
+    CASE WHEN f.origin = 'shell' THEN 'shell' ELSE t.resource_source END AS resource_source,
+    'read' AS state_effect,
+    f.prior_line,
+    pt.turn AS prior_turn,
+    t.output_bytes,
+    t.duration_ms,
+    CASE
+        WHEN f.origin = 'shell' OR f.prior_origin = 'shell' THEN 'shell_inference'
+        WHEN 'effects_file' IN (f.effect_source, f.prior_effect_source) THEN 'declared_effects'
+        WHEN t.resource IS DISTINCT FROM pt.resource THEN 'path_normalisation'
+        WHEN f.prior_request IS NOT NULL AND NOT f.prior_whole THEN 'same_request'
+        ELSE 'read_after_read'
+    END AS rule,
+    'line ' || f.line || ' reads ' || f.identity || ' again: line ' || f.prior_line
+        || ' (turn ' || coalesce(pt.turn, 0) || ') read it'
+        || CASE
+            WHEN t.resource IS DISTINCT FROM pt.resource AND f.origin = 'tool_call'
+                AND f.prior_origin = 'tool_call'
+                THEN ' as ' || pt.resource
+            ELSE ''
+        END
+        || ', unchanged since, in the same context' AS reason,
+    w.est_tokens,
+    w.token_source,
+    w.context_turns,
+    w.context_tokens
+FROM findings AS f
+JOIN tool_calls AS t ON t.trace_path = f.trace_path AND t.line = f.line
+JOIN tool_calls AS pt ON pt.trace_path = f.trace_path AND pt.line = f.prior_line
+LEFT JOIN call_waste AS w ON w.trace_path = f.trace_path AND w.line = f.line

@@ -1,0 +1,13 @@
+-- rule context_reset: compactions, new tasks and new attempts empty the model's context.
+--
+-- After a `compaction` (the context was summarised), a `task_start` (a new task of a
+-- persistent capsule) or a `session_start` (a new attempt, after a reopen), the model no
+-- longer holds what it read before, so reading it again is not redundant. Example: read
+-- `src/a.rs`, compaction, read `src/a.rs`: the second read is needed (the reference flags it).
+-- @column trace_path VARCHAR  Trace file.
+-- @column line       BIGINT   Line of the reset.
+-- @column reason     VARCHAR  `compaction`, `task_start` or `session_start`.
+SELECT trace_path, line, event_type AS reason
+FROM events
+WHERE event_type IN ('compaction', 'task_start', 'session_start')
+    AND (SELECT enabled FROM context_rules WHERE name = 'context_reset')

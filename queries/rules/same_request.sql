@@ -1,0 +1,36 @@
+-- rule same_request: a read repeats an earlier one only if it asked for what that one saw.
+--
+-- The request of a call is its input without the keys that name the path. An earlier read
+-- covers a later one of the same resource when both asked the same (equal requests) or the
+-- earlier one read the whole resource: its request holds nothing but an operation name
+-- (`operation`, `op`, `action`). So `find_references` after `find_definition` of one symbol,
+-- or a read of a file after a `search` in it, are not redundant; a second identical search,
+-- or a search after a whole read, is.
+-- @column trace_path VARCHAR  Trace file.
+-- @column line       BIGINT   Line of the call.
+-- @column request    VARCHAR  The input without its path keys, as JSON text (NULL when the rule is off).
+-- @column whole      BOOLEAN  The call read the whole resource (always true when the rule is off).
+WITH requests AS (
+    SELECT
+        trace_path,
+        line,
+        CASE WHEN json_type(input) = 'OBJECT' THEN
+            map_from_entries(list_filter(
+                map_entries(json_transform(input, '"MAP(VARCHAR, JSON)"')),
+                lambda e: lower(e.key) NOT IN ('path', 'file', 'file_path', 'filepath', 'filename')
+            ))
+        END AS rest
+    FROM tool_calls
+    WHERE resource IS NOT NULL
+)
+SELECT
+    trace_path,
+    line,
+    CASE WHEN (SELECT enabled FROM context_rules WHERE name = 'same_request')
+        THEN coalesce(to_json(rest)::VARCHAR, '{}')
+    END AS request,
+    NOT (SELECT enabled FROM context_rules WHERE name = 'same_request')
+        OR rest IS NULL
+        OR list_bool_and(list_transform(map_keys(rest), lambda k: k IN ('operation', 'op', 'action')))
+        OR cardinality(rest) = 0 AS whole
+FROM requests
