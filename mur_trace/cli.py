@@ -1,7 +1,7 @@
 """The `mur-trace` command line: thin. Each command loads, makes one library call, renders.
 
-Exit codes: 0 success, 2 an error (one line on stderr with a stable code, never a
-traceback; usage errors exit 2 too).
+Exit codes: 0 success, 1 `check` found sessions over a threshold, 2 an error (one line on
+stderr with a stable code, never a traceback; usage errors exit 2 too).
 """
 
 from __future__ import annotations
@@ -18,10 +18,11 @@ import typer
 
 from . import load
 from .errors import E_IO_003, E_TRC_002, MurTraceError
-from .load import POLICIES
+from .load import POLICIES, RULES, rule_doc
 from .render import (
     DocFormat,
     Format,
+    check_text,
     diff_text,
     findings_text,
     json_document,
@@ -39,6 +40,7 @@ from .sessions import DEFAULT_WORKDIR, resolve_session, select_sessions
 from .trace import Trace
 
 EXIT_ERROR = 2
+EXIT_CHECK_FAILED = 1
 
 app = typer.Typer(
     name="mur-trace",
@@ -61,7 +63,25 @@ PathsArg = Annotated[
 WorkdirOpt = Annotated[Path, typer.Option(help="Directory holding the ses_* session directories.")]
 PolicyOpt = Annotated[
     Policy,
-    typer.Option(help="Redundancy semantics: `reference` is `mur trace`'s (SPEC section 3)."),
+    typer.Option(
+        help="Redundancy semantics: `reference` is `mur trace`'s (SPEC section 3); "
+        "`context` knows about resets, shell commands, aliases, ... (SPEC section 5)."
+    ),
+]
+RuleOpt = Annotated[
+    list[str] | None,
+    typer.Option("--rule", help="Switch a context rule on (repeatable; see --list-rules)."),
+]
+NoRuleOpt = Annotated[
+    list[str] | None,
+    typer.Option("--no-rule", help="Switch a context rule off (repeatable)."),
+]
+EffectsOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--effects",
+        help="TOML file declaring read/mutate for tools that declare nothing (context policy).",
+    ),
 ]
 FormatOpt = Annotated[Format, typer.Option("--format", "-f", help="Output format.")]
 DocFormatOpt = Annotated[
@@ -113,8 +133,25 @@ def _errors() -> Iterator[None]:
         raise typer.Exit(EXIT_ERROR) from None
 
 
-def _load(paths: list[Path] | None, workdir: Path, policy: str = "reference") -> Trace:
-    trace = load(paths, workdir=workdir, policy=policy)
+def _rules(rule: list[str] | None, no_rule: list[str] | None) -> dict[str, bool]:
+    """--rule / --no-rule as one mapping; an unknown name is a usage error."""
+    wanted = {name: True for name in rule or []} | {name: False for name in no_rule or []}
+    for name in wanted:
+        if name not in RULES:
+            raise typer.BadParameter(
+                f"unknown rule {name!r}; known: {', '.join(RULES)}", param_hint="--rule"
+            )
+    return wanted
+
+
+def _load(
+    paths: list[Path] | None,
+    workdir: Path,
+    policy: str = "reference",
+    rules: dict[str, bool] | None = None,
+    effects: Path | None = None,
+) -> Trace:
+    trace = load(paths, workdir=workdir, policy=policy, rules=rules, effects=effects)
     for skipped in trace.skipped:
         typer.echo(f"warning[{skipped.code}]: skipped {skipped.message}", err=True)
     return trace
@@ -129,29 +166,118 @@ def _output(output: Path | None) -> Iterator[TextIO]:
             yield out
 
 
+def _list_rules(value: bool) -> None:
+    if value:
+        for rule in RULES:
+            typer.echo(f"{rule:<24}{rule_doc(rule)}")
+        raise typer.Exit()
+
+
 @app.command()
 def redundant(
     paths: PathsArg = None,
     workdir: WorkdirOpt = DEFAULT_WORKDIR,
     policy: PolicyOpt = Policy.reference,  # type: ignore[attr-defined]
+    rule: RuleOpt = None,
+    no_rule: NoRuleOpt = None,
+    effects: EffectsOpt = None,
     fmt: FormatOpt = Format.text,
     output: OutputOpt = None,
+    list_rules: Annotated[
+        bool,
+        typer.Option(
+            "--list-rules", callback=_list_rules, is_eager=True, help="Describe the context rules."
+        ),
+    ] = False,
 ) -> None:
     """List the redundant tool calls of each session, and a total."""
     if fmt is Format.parquet and output is None:
         raise typer.BadParameter("--format parquet needs --output FILE", param_hint="--output")
+    rules = _rules(rule, no_rule)
+    with _errors():
+        trace = _load(paths, workdir, policy.value, rules, effects)
+        findings = trace.redundant_calls(policy.value)
+        _write_findings(findings, trace.session_count(), fmt, output)
+
+
+def _write_findings(
+    findings: duckdb.DuckDBPyRelation,
+    sessions: int,
+    fmt: Format,
+    output: Path | None,
+    **text: str,
+) -> None:
+    if fmt is Format.parquet:
+        write_parquet(findings, output)
+        return
+    with _output(output) as out:
+        if fmt is Format.text:
+            out.write(findings_text(records(findings), sessions, **text))
+        else:
+            write_rows(findings, fmt, out)
+
+
+@app.command()
+def loops(
+    paths: PathsArg = None,
+    workdir: WorkdirOpt = DEFAULT_WORKDIR,
+    window: Annotated[
+        int, typer.Option(min=0, help="How many turns back an identical call still counts.")
+    ] = 5,
+    fmt: FormatOpt = Format.text,
+    output: OutputOpt = None,
+) -> None:
+    """Find loops: the same call repeated with nothing changed, and retries after failures."""
+    if fmt is Format.parquet and output is None:
+        raise typer.BadParameter("--format parquet needs --output FILE", param_hint="--output")
     with _errors():
         trace = _load(paths, workdir)
-        findings = trace.redundant_calls(policy.value)
-        if fmt is Format.parquet:
-            write_parquet(findings, output)
-            return
-        with _output(output) as out:
-            if fmt is Format.text:
-                sessions = trace.session_count()
-                out.write(findings_text(records(findings), sessions))
-            else:
-                write_rows(findings, fmt, out)
+        _write_findings(
+            trace.loops(window), trace.session_count(), fmt, output, noun="loop", verb="repeats"
+        )
+
+
+@app.command()
+def check(
+    paths: PathsArg = None,
+    workdir: WorkdirOpt = DEFAULT_WORKDIR,
+    policy: PolicyOpt = Policy.reference,  # type: ignore[attr-defined]
+    rule: RuleOpt = None,
+    no_rule: NoRuleOpt = None,
+    effects: EffectsOpt = None,
+    max_redundant: Annotated[
+        int | None, typer.Option(help="Most redundant calls a session may make.")
+    ] = None,
+    max_rate: Annotated[
+        float | None, typer.Option(help="Highest share of tool calls that may be redundant (0-1).")
+    ] = None,
+    max_context_tokens: Annotated[
+        int | None, typer.Option(help="Most tokens a session may re-send because of them.")
+    ] = None,
+    fmt: DocFormatOpt = DocFormat.text,
+) -> None:
+    """A CI gate: exit 1 and list the sessions over a threshold."""
+    if max_redundant is None and max_rate is None and max_context_tokens is None:
+        raise typer.BadParameter(
+            "give at least one of --max-redundant, --max-rate, --max-context-tokens"
+        )
+    rules = _rules(rule, no_rule)
+    with _errors():
+        trace = _load(paths, workdir, policy.value, rules, effects)
+        failures = list(
+            records(
+                trace.check(
+                    max_redundant=max_redundant,
+                    max_rate=max_rate,
+                    max_context_tokens=max_context_tokens,
+                )
+            )
+        )
+        sessions = trace.session_count()
+        out = check_text(failures, sessions) if fmt is DocFormat.text else json_document(failures)
+        typer.echo(out, nl=False)
+    if failures:
+        raise typer.Exit(EXIT_CHECK_FAILED)
 
 
 @app.command()
@@ -159,11 +285,15 @@ def show(
     session: SessionArg = None,
     workdir: WorkdirOpt = DEFAULT_WORKDIR,
     policy: PolicyOpt = Policy.reference,  # type: ignore[attr-defined]
+    rule: RuleOpt = None,
+    no_rule: NoRuleOpt = None,
+    effects: EffectsOpt = None,
     fmt: DocFormatOpt = DocFormat.text,
 ) -> None:
     """Summarise one session: turns, tokens, tool calls, redundant calls, shell, compaction."""
+    rules = _rules(rule, no_rule)
     with _errors():
-        trace = _load([resolve_session(session, workdir)], workdir, policy.value)
+        trace = _load([resolve_session(session, workdir)], workdir, policy.value, rules, effects)
         data = show_data(trace.show())
         typer.echo(show_text(data) if fmt is DocFormat.text else json_document(data), nl=False)
 
@@ -196,9 +326,13 @@ def diff(
     ] = None,
     workdir: WorkdirOpt = DEFAULT_WORKDIR,
     policy: PolicyOpt = Policy.reference,  # type: ignore[attr-defined]
+    rule: RuleOpt = None,
+    no_rule: NoRuleOpt = None,
+    effects: EffectsOpt = None,
     fmt: DocFormatOpt = DocFormat.text,
 ) -> None:
     """Compare two sessions metric by metric (lower is better, but for success rate)."""
+    rules = _rules(rule, no_rule)
     with _errors():
         if (before is None) != (after is None):
             raise MurTraceError(
@@ -207,7 +341,7 @@ def diff(
                 "Usage: mur-trace diff [<before> <after>]",
             )
         a, b = _resolve_pair(before or "@2", after or "@1", workdir)
-        trace = _load([a, b], workdir, policy.value)
+        trace = _load([a, b], workdir, policy.value, rules, effects)
         rows = list(records(trace.diff(str(a), str(b))))
         typer.echo(diff_text(rows) if fmt is DocFormat.text else json_document(rows), nl=False)
 
@@ -241,12 +375,16 @@ def report(
     ] = None,
     workdir: WorkdirOpt = DEFAULT_WORKDIR,
     policy: PolicyOpt = Policy.reference,  # type: ignore[attr-defined]
+    rule: RuleOpt = None,
+    no_rule: NoRuleOpt = None,
+    effects: EffectsOpt = None,
     fmt: DocFormatOpt = DocFormat.text,
 ) -> None:
     """Statistics across sessions: mean, stddev, min, max per metric; exit statuses."""
+    rules = _rules(rule, no_rule)
     with _errors():
         paths = select_sessions(sessions or [], workdir, last=last, since=since)
-        trace = _load(paths, workdir, policy.value)
+        trace = _load(paths, workdir, policy.value, rules, effects)
         result = trace.report()
         for skipped in result.incomplete:
             typer.echo(f"warning[{skipped.code}]: skipped {skipped.message}", err=True)

@@ -66,22 +66,32 @@ def write_rows(rel: duckdb.DuckDBPyRelation, fmt: Format, out: TextIO) -> None:
         raise ValueError(f"{fmt.value} is not a row format for a text stream")
 
 
-def redundant_line(turn: int, tool_name: str, resource: str, prior_turn: int) -> str:
+def redundant_line(
+    turn: int, tool_name: str, resource: str | None, prior_turn: int, verb: str = "re-reads"
+) -> str:
     """One redundant call, in `mur trace show`'s format."""
-    return f"  turn {turn}  {tool_name}  {resource}  (re-reads turn {prior_turn})"
+    return f"  turn {turn}  {tool_name}  {resource or '—'}  ({verb} turn {prior_turn})"
 
 
 def _plural(n: int, word: str) -> str:
     return f"{n:,} {word}{'' if n == 1 else 's'}"
 
 
-def findings_text(findings: Iterable[dict[str, Any]], sessions_analysed: int) -> str:
+def findings_text(
+    findings: Iterable[dict[str, Any]],
+    sessions_analysed: int,
+    *,
+    noun: str = "redundant call",
+    verb: str = "re-reads",
+) -> str:
     """Findings grouped by session, in `mur trace` line format, with a total."""
     out: list[str] = []
     current: tuple[str, str] | None = None
     block: list[str] = []
     total = 0
     sessions_with = 0
+    waste = dict.fromkeys(("output_bytes", "duration_ms", "est_tokens", "context_tokens"), 0)
+    has_waste = False
 
     def flush() -> None:
         if current is not None:
@@ -95,13 +105,25 @@ def findings_text(findings: Iterable[dict[str, Any]], sessions_analysed: int) ->
             flush()
             current, block = (f["session_id"], f["trace_path"]), []
             sessions_with += 1
-        block.append(redundant_line(f["turn"], f["tool_name"], f["resource"], f["prior_turn"]))
+        has_waste = "est_tokens" in f
+        line = redundant_line(f["turn"], f["tool_name"], f["resource"], f["prior_turn"], verb)
+        if "rule" in f:
+            line += f"  [{f['rule']}]"
+        block.append(line)
         total += 1
+        for key in waste:
+            waste[key] += f.get(key) or 0
     flush()
     out.append(
-        f"total:      {_plural(total, 'redundant call')} in {sessions_with:,} of "
+        f"total:      {_plural(total, noun)} in {sessions_with:,} of "
         f"{_plural(sessions_analysed, 'session')}"
     )
+    if has_waste:
+        out.append(
+            f"waste:      {thousands(waste['output_bytes'])} bytes, "
+            f"{duration(waste['duration_ms'])}, {thousands(waste['est_tokens'])} tokens "
+            f"re-read, {thousands(waste['context_tokens'])} tokens re-sent"
+        )
     return "\n".join(out) + "\n"
 
 
@@ -400,6 +422,8 @@ REPORT_LABELS = {
     "tool_success_pct": ("tool success (%)", ".1f"),
     "shell_calls": ("shell calls", ".1f"),
     "redundant_calls": ("redundant calls", ".1f"),
+    "redundant_tokens": ("redundant tokens", ","),
+    "redundant_context_tokens": ("re-sent tokens", ","),
     "task_turns": ("task turns", ".1f"),
     "task_input_tokens": ("task input tokens", ","),
     "task_output_tokens": ("task output tokens", ","),
@@ -477,6 +501,16 @@ def report_text(data: dict[str, Any]) -> str:
         out += ["", section("Per-task averages (multi-task sessions only)", width=62)]
         out += _stats_table(data["task_stats"])
         out.append(f"Tasks: {data['task_stats'][0]['tasks']}")
+    return "\n".join(out) + "\n"
+
+
+def check_text(failures: list[dict[str, Any]], sessions: int) -> str:
+    """`check`: one line per session over a threshold, then the verdict."""
+    out = [f"FAIL  {f['session_id']}  {'; '.join(f['violations'])}" for f in failures]
+    if failures:
+        out.append(f"{len(failures)} of {_plural(sessions, 'session')} over the thresholds")
+    else:
+        out.append(f"ok: {_plural(sessions, 'session')} within the thresholds")
     return "\n".join(out) + "\n"
 
 

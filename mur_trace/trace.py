@@ -172,6 +172,26 @@ class Trace:
             incomplete=incomplete,
         )
 
+    def loops(self, window: int = 5) -> duckdb.DuckDBPyRelation:
+        """The same tool with the same input again (consecutively or within `window` turns),
+        and retries after failures, with their waste."""
+        return self.sql(queries.get("loops/repeats").sql, window=window)
+
+    def check(
+        self,
+        *,
+        max_redundant: int | None = None,
+        max_rate: float | None = None,
+        max_context_tokens: int | None = None,
+    ) -> duckdb.DuckDBPyRelation:
+        """Sessions over any of the thresholds (None: not checked); no rows means all pass."""
+        return self.sql(
+            queries.get("metrics/check").sql,
+            max_redundant=max_redundant,
+            max_rate=max_rate,
+            max_context_tokens=max_context_tokens,
+        )
+
     def sql(self, query: str, **params: Any) -> duckdb.DuckDBPyRelation:
         """Run `query` over the trace tables; `$name` placeholders are bound from `params`."""
         return self.con.sql(query, params=params or None)

@@ -466,6 +466,8 @@ tool calls             2.5            1.5            1.0            4.0
 tool success (%)       87.5           12.5           75.0           100.0
 shell calls            1.5            0.5            1.0            2.0
 redundant calls        0.5            0.5            0.0            1.0
+redundant tokens       0              0              0              0
+re-sent tokens         0              0              0              0
 
 Exit status:
   max_turns_reached        1  (50.0%)

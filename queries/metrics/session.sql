@@ -38,6 +38,9 @@
 -- @column compaction_before     BIGINT   Its tokens_before.
 -- @column compaction_after      BIGINT   Its tokens_after.
 -- @column redundant_calls       BIGINT   Findings of the active policy.
+-- @column redundant_bytes       BIGINT   Output bytes of those calls.
+-- @column redundant_tokens      BIGINT   Tokens of their results (queries/context/waste.sql).
+-- @column redundant_context_tokens BIGINT  Tokens re-sent because of them.
 WITH calls AS (
     SELECT
         trace_path,
@@ -56,7 +59,12 @@ WITH calls AS (
     GROUP BY trace_path
 ),
 redundant AS (
-    SELECT trace_path, count(*) AS redundant_calls
+    SELECT
+        trace_path,
+        count(*) AS redundant_calls,
+        sum(output_bytes)::BIGINT AS redundant_bytes,
+        sum(waste_tokens)::BIGINT AS redundant_tokens,
+        sum(waste_context_tokens)::BIGINT AS redundant_context_tokens
     FROM redundant_calls
     GROUP BY trace_path
 )
@@ -93,7 +101,10 @@ SELECT
     k.turn AS compaction_turn,
     k.tokens_before AS compaction_before,
     k.tokens_after AS compaction_after,
-    coalesce(r.redundant_calls, 0) AS redundant_calls
+    coalesce(r.redundant_calls, 0) AS redundant_calls,
+    coalesce(r.redundant_bytes, 0) AS redundant_bytes,
+    coalesce(r.redundant_tokens, 0) AS redundant_tokens,
+    coalesce(r.redundant_context_tokens, 0) AS redundant_context_tokens
 FROM sessions AS s
 LEFT JOIN calls AS c USING (trace_path)
 LEFT JOIN events AS k ON k.trace_path = c.trace_path AND k.line = c.compaction_line
