@@ -36,8 +36,14 @@ VIEWS: dict[str, str] = {
     "tool_calls": "events/tool_calls",
     "sessions": "events/sessions",
     "call_waste": "context/waste",
-    **{f"rule_{rule}": f"rules/{rule}" for rule in RULES if rule != "directory_invalidation"},
+    "rule_declared_in_file": "rules/declared_in_file",
+    **{
+        f"rule_{rule}": f"rules/{rule}"
+        for rule in RULES
+        if rule not in ("directory_invalidation", "declared_in_file")
+    },
     "context_observations": "context/observations",
+    "path_ancestors": "context/path_ancestors",
     "rule_directory_invalidation": "rules/directory_invalidation",
     **{f"redundant_{policy}": f"redundant/{policy}" for policy in POLICIES},
 }

@@ -1,8 +1,9 @@
 -- Everything the context policy orders in time: reads, changes and resets, per trace.
 --
 -- Tool calls with an identity (after the rules declared_effects, path_normalisation,
--- failed_calls and same_request), the effects inferred from shell commands
--- (shell_inference), and the context resets (context_reset). `ord` orders them: a shell
+-- failed_calls and same_request), the files a change to a declared resource changes
+-- (declared_in_file), the effects inferred from shell commands (shell_inference), and the
+-- context resets (context_reset). `ord` orders them: a shell
 -- event's effects come after the call that ran it, in command order. `line` is where a
 -- finding is reported: the tool call (for shell effects, the call that ran the command).
 -- @column trace_path     VARCHAR  Trace file.
@@ -33,6 +34,25 @@ JOIN rule_path_normalisation AS p USING (trace_path, line)
 JOIN rule_declared_effects AS e USING (trace_path, line)
 JOIN rule_failed_calls AS f USING (trace_path, line)
 JOIN rule_same_request AS r USING (trace_path, line)
+UNION ALL
+SELECT
+    c.trace_path,
+    c.line * 1000 + 1,
+    c.line,
+    CASE WHEN d.depends_on IS NULL THEN 'mutate_all' ELSE 'mutate' END,
+    d.depends_on,
+    d.depends_on IS NOT NULL,
+    false,
+    false,
+    NULL,
+    'tool_call',
+    e.effect_source
+FROM tool_calls AS c
+JOIN rule_declared_effects AS e USING (trace_path, line)
+LEFT JOIN rule_declared_in_file AS d ON d.trace_path = c.trace_path AND d.identity = c.resource
+WHERE c.resource_source = 'declared'
+    AND e.effect <> 'read'
+    AND (SELECT enabled FROM context_rules WHERE name = 'declared_in_file')
 UNION ALL
 SELECT
     trace_path,

@@ -17,6 +17,7 @@
 -- @column state_effect    VARCHAR  Declared effect (`read`, `mutate`, anything else = unknown).
 -- @column resource        VARCHAR  The resolved identity, NULL when the call has none.
 -- @column resource_source VARCHAR  `declared` (resource_id) or `path_field` (guessed), NULL with resource.
+-- @column input_path      VARCHAR  The path guessed from input, even when a resource_id was declared.
 -- @column output_bytes    BIGINT   Size of the call's output.
 -- @column duration_ms     BIGINT   Wall time of the call.
 -- @column timestamp       BIGINT   Unix ms, as written (NULL in older traces).
@@ -57,6 +58,7 @@ SELECT
         WHEN resource_id <> '' THEN 'declared'
         WHEN guessed_path IS NOT NULL THEN 'path_field'
     END AS resource_source,
+    guessed_path AS input_path,
     output_bytes,
     duration_ms,
     timestamp,

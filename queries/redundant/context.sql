@@ -19,7 +19,7 @@
 -- @column prior_turn      BIGINT   Turn of that call.
 -- @column output_bytes    BIGINT   Bytes the redundant call returned.
 -- @column duration_ms     BIGINT   Its wall time.
--- @column rule            VARCHAR  read_after_read, path_normalisation, shell_inference, declared_effects or same_request.
+-- @column rule            VARCHAR  What made the match: shell_inference, declared_effects, path_normalisation, else read_after_read.
 -- @column reason          VARCHAR  Why, in words.
 -- @column est_tokens      BIGINT   Tokens the repeated result took (see waste).
 -- @column token_source    VARCHAR  `trace` or `estimate`.
@@ -39,10 +39,23 @@ WITH obs AS (
         ) AS last_change
     FROM context_observations
 ),
+-- what each read depends on besides its identity: the directories above it
+-- (directory_invalidation) and, for a declared resource, the files it was found in
+-- (declared_in_file) with their directories
+dependencies AS (
+    SELECT d.trace_path, d.identity, list(DISTINCT dep) AS depends_on
+    FROM rule_declared_in_file AS d
+    LEFT JOIN rule_directory_invalidation AS a ON a.identity = d.depends_on,
+        unnest([d.depends_on] || coalesce(a.ancestors, [])) AS u(dep)
+    GROUP BY ALL
+),
 reads AS (
-    SELECT o.*, coalesce(a.ancestors, []) AS ancestors
+    SELECT
+        o.*,
+        coalesce(a.ancestors, []) || coalesce(d.depends_on, []) AS ancestors
     FROM obs AS o
     LEFT JOIN rule_directory_invalidation AS a USING (identity)
+    LEFT JOIN dependencies AS d USING (trace_path, identity)
     WHERE o.kind = 'read'
 ),
 changes AS (
@@ -65,12 +78,24 @@ related_change AS (
     )
     GROUP BY ALL
 ),
+-- paths with other paths beneath them in the trace: directories, whose whole read (a
+-- listing) does not hold what a search in them returns (see same_request)
+directories AS (
+    SELECT DISTINCT o.trace_path, u.dir AS identity
+    FROM obs AS o
+    JOIN path_ancestors AS a USING (identity),
+        unnest(a.ancestors) AS u(dir)
+),
 candidates AS (
     SELECT
         r.*,
-        greatest(r.last_reset, r.last_change, rc.last_related) AS barrier
+        greatest(r.last_reset, r.last_change, rc.last_related) AS barrier,
+        -- a file, as far as the trace tells: a path with an extension and nothing beneath it
+        r.is_path AND d.identity IS NULL
+            AND regexp_matches(r.identity, '[^/.][.][A-Za-z0-9]+$') AS is_file
     FROM reads AS r
     LEFT JOIN related_change AS rc USING (trace_path, ord)
+    LEFT JOIN directories AS d USING (trace_path, identity)
     WHERE r.observed
 ),
 matched AS (
@@ -87,7 +112,7 @@ matched AS (
         AND p.observed
         AND (
             (SELECT enabled FROM context_rules WHERE name = 'same_request') IS NOT TRUE
-            OR p.whole
+            OR (p.whole AND (c.whole OR c.is_file))
             OR p.request = c.request
         )
     GROUP BY ALL
@@ -122,7 +147,6 @@ SELECT
         WHEN f.origin = 'shell' OR f.prior_origin = 'shell' THEN 'shell_inference'
         WHEN 'effects_file' IN (f.effect_source, f.prior_effect_source) THEN 'declared_effects'
         WHEN t.resource IS DISTINCT FROM pt.resource THEN 'path_normalisation'
-        WHEN f.prior_request IS NOT NULL AND NOT f.prior_whole THEN 'same_request'
         ELSE 'read_after_read'
     END AS rule,
     'line ' || f.line || ' reads ' || f.identity || ' again: line ' || f.prior_line

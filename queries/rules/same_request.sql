@@ -1,11 +1,15 @@
 -- rule same_request: a read repeats an earlier one only if it asked for what that one saw.
 --
--- The request of a call is its input without the keys that name the path. An earlier read
--- covers a later one of the same resource when both asked the same (equal requests) or the
--- earlier one read the whole resource: its request holds nothing but an operation name
--- (`operation`, `op`, `action`). So `find_references` after `find_definition` of one symbol,
--- or a read of a file after a `search` in it, are not redundant; a second identical search,
--- or a search after a whole read, is.
+-- The request of a call is its input without the keys that name the path; a read is whole
+-- when its request holds nothing but an operation name (`operation`, `op`, `action`), like
+-- `read_file` or another tool's plain read (`cat f` is whole, `grep x f` is not). An earlier
+-- read covers a later one of the same resource when both asked the same (equal requests),
+-- when both are whole, or when the earlier one read a file whole: a file read whole holds
+-- any part of it. A path counts as a file when its name has an extension and no other path
+-- of the trace lies beneath it; a directory's whole read is a listing, which does not hold
+-- a search, and an unknown path is treated as a directory. So `find_references` after
+-- `find_definition` of one symbol, a search in a directory after listing it, or a read of
+-- a file after a `grep` in it, are not redundant; a `grep` after reading the file is.
 -- @column trace_path VARCHAR  Trace file.
 -- @column line       BIGINT   Line of the call.
 -- @column request    VARCHAR  The input without its path keys, as JSON text (NULL when the rule is off).
