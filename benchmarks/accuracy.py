@@ -37,7 +37,8 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         workdir = synthesize(tmp, args.sessions, args.seed)
-        rows = [json.loads(line) for line in open(Path(tmp) / "truth.jsonl")]
+        truth_text = (Path(tmp) / "truth.jsonl").read_text(encoding="utf-8")
+        rows = [json.loads(line) for line in truth_text.splitlines()]
         truth = {(r["session_id"], r["line"]) for r in rows if r["redundant"]}
         trace = mur_trace.load(workdir=workdir, effects=Path(tmp) / "effects.toml")
         events = trace.events.count("*").fetchall()[0][0]

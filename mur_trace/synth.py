@@ -467,7 +467,7 @@ def simulate(index: int, seed: int) -> Session:
     session = Session(session_id(created, rng), created, World.make(rng), rng)
     capsule = rng.choice(["refactor-bot", "fixer", "doc-writer", "triage-agent"])
     persistent = rng.random() < 0.2
-    for task in range(rng.randint(2, 3) if persistent else 1):
+    for _task in range(rng.randint(2, 3) if persistent else 1):
         task_id = f"tsk_{rng.getrandbits(64):016x}" if persistent else None
         if task_id:
             session.emit("task_start", task_id=task_id, context_id="ctx_main", source="a2a")
