@@ -392,6 +392,22 @@ def report(
         typer.echo(report_text(data) if fmt is DocFormat.text else json_document(data), nl=False)
 
 
+@app.command()
+def synth(
+    out: Annotated[
+        Path, typer.Argument(help="Directory to write workdir/, truth.jsonl, effects.toml.")
+    ],
+    sessions: Annotated[int, typer.Option(min=1, help="How many sessions to simulate.")] = 100,
+    seed: Annotated[int, typer.Option(help="Seed; the same seed writes the same files.")] = 0,
+) -> None:
+    """Simulate agent sessions, with the truth of which calls were redundant."""
+    from .synth import synthesize
+
+    with _errors():
+        workdir = synthesize(out, sessions, seed)
+    typer.echo(f"wrote {sessions} sessions to {workdir}, the truth to {out / 'truth.jsonl'}")
+
+
 def main() -> None:
     """Entry point of the `mur-trace` console script."""
     app()

@@ -2,11 +2,14 @@
 
 tests/golden/<query>/<case>/input.jsonl is loaded; the relation of <query> is read back
 with the columns named in the header of expected.csv, ordered by line; NULL is written out.
+A case may switch context rules (rules.json: {"name": false}) and declare effects
+(effects.toml).
 """
 
 from __future__ import annotations
 
 import csv
+import json
 from pathlib import Path
 
 import pytest
@@ -15,11 +18,15 @@ import mur_trace
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 
-#: Query name -> the relation loading defines for it.
+#: Query name -> the relation loading defines for it (or how to get it from a Trace).
 RELATIONS = {
     "events/tool_calls": "tool_calls",
     "events/sessions": "sessions",
     "redundant/reference": "redundant_reference",
+    "redundant/context": "redundant_context",
+    "rules/shell_inference": "rule_shell_inference",
+    "rules/path_normalisation": "rule_path_normalisation",
+    "loops/repeats": lambda trace: trace.loops(),
 }
 
 CASES = sorted(p.parent for p in GOLDEN.rglob("expected.csv"))
@@ -38,10 +45,17 @@ def test_golden(case: Path) -> None:
     query = case.parent.relative_to(GOLDEN).as_posix()
     with open(case / "expected.csv", newline="", encoding="utf-8") as f:
         header, *expected = list(csv.reader(f))
-    trace = mur_trace.load([case / "input.jsonl"])
-    columns = ", ".join(f'"{c}"' for c in header)
-    order = "line" if "line" in header else "1"
-    rows = trace.con.sql(f"SELECT {columns} FROM {RELATIONS[query]} ORDER BY {order}").fetchall()
+    rules = case / "rules.json"
+    effects = case / "effects.toml"
+    trace = mur_trace.load(
+        [case / "input.jsonl"],
+        rules=json.loads(rules.read_text()) if rules.exists() else None,
+        effects=effects if effects.exists() else None,
+    )
+    relation = RELATIONS[query]
+    rel = relation(trace) if callable(relation) else trace.con.view(relation)
+    order = ", ".join(c for c in ("line", "seq") if c in header) or header[0]
+    rows = rel.order(order).select(", ".join(f'"{c}"' for c in header)).fetchall()
     assert [[_cell(v) for v in row] for row in rows] == expected
 
 

@@ -113,3 +113,15 @@ def test_identity_resolution_agrees_with_the_model(calls: list[dict]) -> None:
         expected = [identity(c) or (None, None) for c in calls]
         rows = mur_trace.load([path]).tool_calls.order("line").select("resource, resource_source")
         assert rows.fetchall() == expected
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(TRACE, min_size=1, max_size=3))
+def test_context_policy_with_every_rule_off_is_the_reference(traces: list[list[str]]) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        paths = _write(Path(tmp), traces)
+        trace = mur_trace.load(paths, rules=dict.fromkeys(mur_trace.RULES, False))
+        columns = "trace_path, line, turn, resource, prior_line, prior_turn"
+        context = trace.redundant_calls("context").select(columns).fetchall()
+        reference = trace.redundant_calls("reference").select(columns).fetchall()
+        assert sorted(context) == sorted(reference)

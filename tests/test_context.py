@@ -1,0 +1,181 @@
+"""The context policy from the outside: command line, effects files, loops, check, synth."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+import mur_trace
+from mur_trace.cli import app
+from mur_trace.effects import parse_effects
+from mur_trace.synth import synthesize
+
+runner = CliRunner()
+EDITOR_SESSION = "ses_01a21715468070018000000000001eef"
+
+
+def run(*args: str):
+    return runner.invoke(app, list(args))
+
+
+def test_context_findings_say_why_and_what_they_cost(sample_workdir: Path) -> None:
+    result = run("redundant", str(sample_workdir / EDITOR_SESSION), "--policy", "context",
+                 "-f", "jsonl")  # fmt: skip
+    assert result.exit_code == 0, result.output
+    findings = [json.loads(line) for line in result.stdout.splitlines()]
+    assert [(f["line"], f["prior_line"], f["rule"]) for f in findings] == [
+        (7, 3, "read_after_read"),
+        (13, 5, "path_normalisation"),
+        (17, 13, "path_normalisation"),
+    ]
+    first = findings[0]
+    assert first["reason"] == (
+        "line 7 reads src/widget.rs again: line 3 (turn 0) read it, unchanged since, "
+        "in the same context"
+    )
+    # turn 2's inference has 4,720 input tokens, turn 3's 6,105: the result took 6,105 -
+    # 4,720 - 120 output tokens = 1,265 tokens; turns 3 to 8 re-sent them (6 turns)
+    assert (first["est_tokens"], first["token_source"]) == (1265, "trace")
+    assert (first["context_turns"], first["context_tokens"]) == (6, 7590)
+
+
+def test_text_output_tags_the_rule_and_totals_the_waste(sample_workdir: Path) -> None:
+    result = run("redundant", "--workdir", str(sample_workdir), "--policy", "context")
+    assert "  turn 5  editor  src/lib.rs  (re-reads turn 1)  [path_normalisation]" in result.stdout
+    assert result.stdout.splitlines()[-2] == "total:      8 redundant calls in 5 of 7 sessions"
+    assert result.stdout.splitlines()[-1].startswith("waste:      25,310 bytes, 65ms, ")
+
+
+def test_reference_output_is_unchanged_by_the_context_policy(sample_workdir: Path) -> None:
+    result = run("redundant", "--workdir", str(sample_workdir), "-f", "jsonl")
+    keys = {tuple(json.loads(line)) for line in result.stdout.splitlines()}
+    assert keys == {(
+        "session_id", "trace_path", "line", "turn", "tool_name", "resource", "resource_source",
+        "state_effect", "prior_line", "prior_turn", "output_bytes", "duration_ms",
+    )}  # fmt: skip
+
+
+def test_rules_switch_from_the_command_line(sample_workdir: Path) -> None:
+    args = ["redundant", "--workdir", str(sample_workdir), "--policy", "context", "-f", "csv"]
+    every = len(run(*args).stdout.splitlines())
+    fewer = len(run(*args, "--no-rule", "path_normalisation").stdout.splitlines())
+    assert (every, fewer) == (9, 8)  # header + 8 findings; ./src/lib.rs needed normalisation
+    unknown = run(*args, "--no-rule", "telepathy")
+    assert unknown.exit_code == 2
+    assert "unknown rule 'telepathy'" in unknown.stderr
+
+
+def test_list_rules_describes_each_rule() -> None:
+    result = run("redundant", "--list-rules")
+    assert result.exit_code == 0
+    names = [line.split()[0] for line in result.stdout.splitlines()]
+    assert names == list(mur_trace.RULES)
+    assert "shell_inference         what a shell command did to files" in result.stdout
+
+
+def test_show_and_report_count_context_findings(sample_workdir: Path) -> None:
+    show = run("show", "1eef", "--workdir", str(sample_workdir), "--policy", "context")
+    assert "count:      3\n  turn 2  editor  src/widget.rs  (re-reads turn 0)\n" in show.stdout
+    report = run("report", "--workdir", str(sample_workdir), "--policy", "context", "-f", "json")
+    stats = {s["metric"]: s for s in json.loads(report.stdout)["stats"]}
+    assert stats["redundant_calls"]["mean"] == pytest.approx(8 / 7)
+
+
+def test_effects_file_from_the_command_line(tmp_path: Path) -> None:
+    trace = tmp_path / "trace.jsonl"
+    call = {"event_type": "tool_call", "tool_name": "fs-mcp", "status": "ok",
+            "input": {"operation": "read_text_file", "path": "a.md"}}  # fmt: skip
+    trace.write_text(json.dumps(call) + "\n" + json.dumps(call) + "\n")
+    effects = tmp_path / "effects.toml"
+    effects.write_text('[fs-mcp.operation]\nread_text_file = "read"\n')
+    args = ["redundant", str(trace), "--policy", "context", "-f", "csv"]
+    assert len(run(*args).stdout.splitlines()) == 1
+    assert len(run(*args, "--effects", str(effects)).stdout.splitlines()) == 2
+    missing = run(*args, "--effects", str(tmp_path / "none.toml"))
+    assert missing.exit_code == 2
+    assert missing.stderr.startswith("error[E-IO-001]: effects file not found")
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("[git]\neffect = 'write'", 'git.effect must be "read" or "mutate", not \'write\''),
+        ("[git.args]\nstatus = 3", 'git.args.status must be "read" or "mutate", not 3'),
+        ("git = 1", "[git] must be a table"),
+        ("[git]\nmode = 'read'", "git.mode must be `effect = ...` or a table of values"),
+        ("[git", "not valid TOML"),
+    ],
+)
+def test_bad_effects_files_are_one_clear_error(text: str, message: str) -> None:
+    with pytest.raises(mur_trace.MurTraceError) as caught:
+        parse_effects(text, Path("fx.toml"))
+    assert caught.value.code == "E-CFG-002"
+    assert message in caught.value.message
+
+
+def test_effects_file_rows() -> None:
+    text = '[fs]\neffect = "read"\n[fs.operation]\nwrite = "mutate"\n'
+    assert parse_effects(text, Path("fx.toml")) == [
+        ("fs", None, None, "read"),
+        ("fs", "operation", "write", "mutate"),
+    ]
+
+
+def test_loops_command(sample_workdir: Path) -> None:
+    result = run("loops", "--workdir", str(sample_workdir), "--window", "3")
+    assert result.exit_code == 0, result.output
+    assert result.stdout.count("  turn ") == 3
+    assert "  turn 2  editor  src/widget.rs  (repeats turn 0)  [repeat_within_window]" in (
+        result.stdout
+    )
+    assert "  turn 6  legacy-fs  docs/guide.md  (repeats turn 5)  [consecutive_repeat]" in (
+        result.stdout
+    )
+    assert "total:      3 loops in 3 of 7 sessions" in result.stdout
+
+
+def test_check_is_a_ci_gate(sample_workdir: Path) -> None:
+    args = ["check", "--workdir", str(sample_workdir), "--policy", "context"]
+    failing = run(*args, "--max-redundant", "2")
+    assert failing.exit_code == 1
+    assert failing.stdout == (
+        f"FAIL  {EDITOR_SESSION}  redundant calls 3 > 2\n1 of 7 sessions over the thresholds\n"
+    )
+    passing = run(*args, "--max-redundant", "3", "--max-rate", "0.5")
+    assert (passing.exit_code, passing.stdout) == (0, "ok: 7 sessions within the thresholds\n")
+    rate = run(*args, "--max-rate", "0.3", "-f", "json")
+    assert [f["redundant_rate"] for f in json.loads(rate.stdout)] == [0.375, 0.5]
+    tokens = run(*args, "--max-context-tokens", "10000")
+    assert tokens.exit_code == 1
+    assert "context tokens 12170 > 10000" in tokens.stdout  # 7,590 + 3,165 + 1,415
+    assert run("check", "--workdir", str(sample_workdir)).exit_code == 2  # no threshold
+
+
+def test_synth_is_deterministic_and_records_the_truth(tmp_path: Path) -> None:
+    result = run("synth", str(tmp_path / "a"), "--sessions", "5", "--seed", "3")
+    assert result.exit_code == 0, result.output
+    synthesize(tmp_path / "b", 5, 3)
+    for name in ("truth.jsonl", "effects.toml"):
+        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
+    traces = sorted((tmp_path / "a" / "workdir").glob("ses_*/trace.jsonl"))
+    assert len(traces) == 5
+    truth = [json.loads(line) for line in (tmp_path / "a" / "truth.jsonl").read_text().splitlines()]
+    for row in truth:  # every truth row names a tool call that read something
+        lines = (tmp_path / "a" / "workdir" / row["session_id"] / "trace.jsonl").read_text()
+        assert json.loads(lines.splitlines()[row["line"] - 1])["event_type"] == "tool_call"
+    assert any(r["redundant"] for r in truth) and not all(r["redundant"] for r in truth)
+
+
+def test_context_policy_meets_its_accuracy_targets_on_simulated_sessions(tmp_path: Path) -> None:
+    workdir = synthesize(tmp_path, 60, seed=2026)
+    rows = [json.loads(line) for line in (tmp_path / "truth.jsonl").read_text().splitlines()]
+    truth = {(r["session_id"], r["line"]) for r in rows if r["redundant"]}
+    trace = mur_trace.load(workdir=workdir, effects=tmp_path / "effects.toml")
+    found = set(trace.redundant_calls("context").select("session_id, line").fetchall())
+    precision = len(found & truth) / len(found)
+    recall = len(found & truth) / len(truth)
+    assert precision >= 0.98
+    assert recall >= 0.85
