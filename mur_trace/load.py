@@ -31,7 +31,7 @@ MACROS: dict[str, tuple[str, str]] = {
     "normalise_path": ("path", "functions/normalise_path"),
 }
 
-#: View name -> query name, in dependency order.
+#: View name -> query name, in dependency order: defined at load.
 VIEWS: dict[str, str] = {
     "tool_calls": "events/tool_calls",
     "sessions": "events/sessions",
@@ -42,10 +42,19 @@ VIEWS: dict[str, str] = {
         for rule in RULES
         if rule not in ("directory_invalidation", "declared_in_file")
     },
+    "redundant_reference": "redundant/reference",
+}
+
+#: The context stage, built on first use (prepare_context): tables materialised from the
+#: rule views (planning the whole policy as one nested query costs more than running it),
+#: then the views over them.
+CONTEXT_TABLES: dict[str, str] = {
     "context_observations": "context/observations",
     "path_ancestors": "context/path_ancestors",
+}
+CONTEXT_VIEWS: dict[str, str] = {
     "rule_directory_invalidation": "rules/directory_invalidation",
-    **{f"redundant_{policy}": f"redundant/{policy}" for policy in POLICIES},
+    "redundant_context": "redundant/context",
 }
 
 #: The metric views of show, steps, report (over `redundant_calls`, the active policy).
@@ -131,14 +140,22 @@ def create_settings(con: duckdb.DuckDBPyConnection) -> None:
     )
 
 
-def create_views(con: duckdb.DuckDBPyConnection, policy: str = "reference") -> None:
-    """(Re)define every macro and view over the `traces` and `events` tables."""
+def create_views(con: duckdb.DuckDBPyConnection) -> None:
+    """(Re)define the macros and the views over the `traces` and `events` tables."""
     for macro, (params, name) in MACROS.items():
         con.execute(f"CREATE OR REPLACE MACRO {macro}({params}) AS ({queries.get(name).sql})")
     for view, name in VIEWS.items():
         con.execute(f"CREATE OR REPLACE VIEW {view} AS {queries.get(name).sql}")
-    use_policy(con, policy)
+    use_policy(con, "reference")
     for view, name in METRIC_VIEWS.items():
+        con.execute(f"CREATE OR REPLACE VIEW {view} AS {queries.get(name).sql}")
+
+
+def prepare_context(con: duckdb.DuckDBPyConnection) -> None:
+    """Build (or rebuild, after a change of rules or effects) the context stage."""
+    for table, name in CONTEXT_TABLES.items():
+        con.execute(f"CREATE OR REPLACE TEMP TABLE {table} AS {queries.get(name).sql}")
+    for view, name in CONTEXT_VIEWS.items():
         con.execute(f"CREATE OR REPLACE VIEW {view} AS {queries.get(name).sql}")
 
 

@@ -10,7 +10,7 @@ import duckdb
 from . import queries
 from .effects import Effect
 from .errors import E_TRC_001, MurTraceError
-from .load import Skipped, findings_view, set_effects, set_rules, use_policy
+from .load import Skipped, findings_view, prepare_context, set_effects, set_rules, use_policy
 
 
 def _where(rel: duckdb.DuckDBPyRelation, column: str, value: Any) -> duckdb.DuckDBPyRelation:
@@ -57,8 +57,9 @@ class Trace:
         self.con = con
         #: Traces that could not be read and were left out, with the reason.
         self.skipped = skipped
-        self._policy = policy
-        use_policy(con, policy)
+        self._context_ready = False
+        self._policy = "reference"
+        self.policy = policy
 
     @property
     def policy(self) -> str:
@@ -67,8 +68,17 @@ class Trace:
 
     @policy.setter
     def policy(self, policy: str) -> None:
+        findings_view(policy)  # refuses an unknown policy
+        if policy == "context":
+            self._context()
         use_policy(self.con, policy)
         self._policy = policy
+
+    def _context(self) -> None:
+        """The context stage, built once and rebuilt when rules or effects change."""
+        if not self._context_ready:
+            prepare_context(self.con)
+            self._context_ready = True
 
     @property
     def rules(self) -> duckdb.DuckDBPyRelation:
@@ -78,10 +88,17 @@ class Trace:
     def set_rules(self, enabled: dict[str, bool]) -> None:
         """Switch context rules on (True) or off (False) by name."""
         set_rules(self.con, enabled)
+        self._rebuild()
 
     def set_effects(self, effects: list[Effect]) -> None:
         """Declare effects for tools that declare nothing: (tool, field, value, effect) rows."""
         set_effects(self.con, effects)
+        self._rebuild()
+
+    def _rebuild(self) -> None:
+        if self._context_ready:
+            self._context_ready = False
+            self._context()
 
     @property
     def events(self) -> duckdb.DuckDBPyRelation:
@@ -100,7 +117,10 @@ class Trace:
 
     def redundant_calls(self, policy: str | None = None) -> duckdb.DuckDBPyRelation:
         """Redundant calls under `policy` (default: the trace's), one row per finding."""
-        return self.con.view(findings_view(policy or self._policy)).order("trace_path, line")
+        policy = policy or self._policy
+        if policy == "context":
+            self._context()
+        return self.con.view(findings_view(policy)).order("trace_path, line")
 
     def session_metrics(self) -> duckdb.DuckDBPyRelation:
         """One row per session: the numbers of `show`, `diff` and `report`."""
@@ -175,6 +195,7 @@ class Trace:
     def loops(self, window: int = 5) -> duckdb.DuckDBPyRelation:
         """The same tool with the same input again (consecutively or within `window` turns),
         and retries after failures, with their waste."""
+        self._context()
         return self.sql(queries.get("loops/repeats").sql, window=window)
 
     def check(

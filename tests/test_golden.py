@@ -23,7 +23,7 @@ RELATIONS = {
     "events/tool_calls": "tool_calls",
     "events/sessions": "sessions",
     "redundant/reference": "redundant_reference",
-    "redundant/context": "redundant_context",
+    "redundant/context": lambda trace: trace.redundant_calls("context"),
     "rules/shell_inference": "rule_shell_inference",
     "rules/path_normalisation": "rule_path_normalisation",
     "loops/repeats": lambda trace: trace.loops(),
