@@ -13,6 +13,7 @@ files. Loading defines:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -31,34 +32,14 @@ MACROS: dict[str, tuple[str, str]] = {
     "normalise_path": ("path", "functions/normalise_path"),
 }
 
-#: View name -> query name, in dependency order: defined at load.
+#: Relation name -> query name. Each is created when first needed, after what it uses
+#: (Relations.ensure): a command pays only for the views it reads.
 VIEWS: dict[str, str] = {
     "tool_calls": "events/tool_calls",
     "sessions": "events/sessions",
     "call_waste": "context/waste",
-    "rule_declared_in_file": "rules/declared_in_file",
-    **{
-        f"rule_{rule}": f"rules/{rule}"
-        for rule in RULES
-        if rule not in ("directory_invalidation", "declared_in_file")
-    },
-    "redundant_reference": "redundant/reference",
-}
-
-#: The context stage, built on first use (prepare_context): tables materialised from the
-#: rule views (planning the whole policy as one nested query costs more than running it),
-#: then the views over them.
-CONTEXT_TABLES: dict[str, str] = {
-    "context_observations": "context/observations",
-    "path_ancestors": "context/path_ancestors",
-}
-CONTEXT_VIEWS: dict[str, str] = {
-    "rule_directory_invalidation": "rules/directory_invalidation",
-    "redundant_context": "redundant/context",
-}
-
-#: The metric views of show, steps, report (over `redundant_calls`, the active policy).
-METRIC_VIEWS: dict[str, str] = {
+    **{f"rule_{rule}": f"rules/{rule}" for rule in RULES},
+    **{f"redundant_{policy}": f"redundant/{policy}" for policy in POLICIES},
     "session_metrics": "metrics/session",
     "calls_by_turn": "metrics/calls_by_turn",
     "steps": "metrics/steps",
@@ -69,6 +50,16 @@ METRIC_VIEWS: dict[str, str] = {
     "exit_status": "metrics/exit_status",
     "task_report": "metrics/task_report",
 }
+
+#: The context stage is materialised (temporary tables, rebuilt when rules or effects
+#: change): planning the whole policy as one nested query costs more than running it.
+MATERIALISED: dict[str, str] = {
+    "context_observations": "context/observations",
+    "path_ancestors": "context/path_ancestors",
+}
+
+#: What `redundant_calls` (the active policy's findings, which the metrics count) needs.
+ACTIVE_FINDINGS = "redundant_calls"
 
 
 @dataclass(frozen=True)
@@ -91,16 +82,6 @@ def rule_doc(rule: str) -> str:
     """The one-line description of a context rule (its header's first line)."""
     first = queries.get(f"rules/{rule}").doc.splitlines()[0]
     return first.split(":", 1)[1].strip() if first.startswith("rule ") else first
-
-
-def use_policy(con: duckdb.DuckDBPyConnection, policy: str) -> None:
-    """Point `redundant_calls`, which the metric views count, at a policy's findings."""
-    view = findings_view(policy)
-    con.execute(
-        "CREATE OR REPLACE VIEW redundant_calls AS "
-        "SELECT f.*, w.est_tokens AS waste_tokens, w.context_tokens AS waste_context_tokens "
-        f"FROM {view} AS f LEFT JOIN call_waste AS w USING (trace_path, line)"
-    )
 
 
 def set_rules(con: duckdb.DuckDBPyConnection, enabled: dict[str, bool]) -> None:
@@ -127,52 +108,114 @@ def set_effects(
 def create_settings(con: duckdb.DuckDBPyConnection) -> None:
     """The settings tables of the context policy, with their defaults."""
     con.execute(
-        "CREATE OR REPLACE TABLE context_rules "
+        "CREATE OR REPLACE TEMP TABLE context_rules "
         "(name VARCHAR PRIMARY KEY, enabled BOOLEAN NOT NULL, description VARCHAR)"
     )
     con.executemany(
         "INSERT INTO context_rules VALUES (?, true, ?)", [(r, rule_doc(r)) for r in RULES]
     )
     con.execute(
-        "CREATE OR REPLACE TABLE declared_effects "
+        "CREATE OR REPLACE TEMP TABLE declared_effects "
         "(tool_name VARCHAR NOT NULL, field VARCHAR, value VARCHAR, effect VARCHAR NOT NULL "
         "CHECK (effect IN ('read', 'mutate')))"
     )
 
 
-def create_views(con: duckdb.DuckDBPyConnection) -> None:
-    """(Re)define the macros and the views over the `traces` and `events` tables."""
+def create_macros(con: duckdb.DuckDBPyConnection) -> None:
+    """The SQL functions the queries use."""
     for macro, (params, name) in MACROS.items():
-        con.execute(f"CREATE OR REPLACE MACRO {macro}({params}) AS ({queries.get(name).sql})")
-    for view, name in VIEWS.items():
-        con.execute(f"CREATE OR REPLACE VIEW {view} AS {queries.get(name).sql}")
-    use_policy(con, "reference")
-    for view, name in METRIC_VIEWS.items():
-        con.execute(f"CREATE OR REPLACE VIEW {view} AS {queries.get(name).sql}")
+        con.execute(f"CREATE OR REPLACE TEMP MACRO {macro}({params}) AS ({queries.get(name).sql})")
 
 
-def prepare_context(con: duckdb.DuckDBPyConnection) -> None:
-    """Build (or rebuild, after a change of rules or effects) the context stage."""
-    for table, name in CONTEXT_TABLES.items():
-        con.execute(f"CREATE OR REPLACE TEMP TABLE {table} AS {queries.get(name).sql}")
-    for view, name in CONTEXT_VIEWS.items():
-        con.execute(f"CREATE OR REPLACE VIEW {view} AS {queries.get(name).sql}")
+_COMMENT = re.compile(r"--[^\n]*")
+_READS = re.compile(r"\b(?:FROM|JOIN)\s+([A-Za-z_][A-Za-z0-9_]*)", re.IGNORECASE)
+
+
+class Relations:
+    """The views and materialised tables of a connection, created on first use.
+
+    A relation is created after the relations its SQL names; `overrides` replaces the SQL
+    of some (a catalog serves stored tables instead of computing them).
+    """
+
+    def __init__(self, con: duckdb.DuckDBPyConnection, overrides: dict[str, str] | None = None):
+        self.con = con
+        self.sources = {name: queries.get(query).sql for name, query in VIEWS.items()}
+        self.sources |= overrides or {}
+        self.materialised = {name: queries.get(q).sql for name, q in MATERIALISED.items()}
+        self.created: set[str] = set()
+        self.policy = "reference"
+
+    def names(self) -> list[str]:
+        return [*self.sources, *self.materialised, ACTIVE_FINDINGS]
+
+    def uses(self, sql: str) -> list[str]:
+        """The relations a piece of SQL reads (names after FROM or JOIN)."""
+        read = set(_READS.findall(_COMMENT.sub(" ", sql)))
+        return [name for name in self.names() if name in read]
+
+    def ensure(self, name: str, _path: tuple[str, ...] = ()) -> None:
+        """Create `name`, and first what it uses, unless it exists."""
+        if name in self.created or name in _path:
+            return
+        if name == ACTIVE_FINDINGS:
+            self.use_policy(self.policy)
+            return
+        sql = self.sources.get(name) or self.materialised[name]
+        for used in self.uses(sql):
+            if used != name:
+                self.ensure(used, (*_path, name))
+        kind = "TABLE" if name in self.materialised else "VIEW"
+        self.con.execute(f"CREATE OR REPLACE TEMP {kind} {name} AS {sql}")
+        self.created.add(name)
+
+    def ensure_all(self, sql: str) -> None:
+        """Create every relation a query names."""
+        for name in self.uses(sql):
+            self.ensure(name)
+
+    def view(self, name: str) -> duckdb.DuckDBPyRelation:
+        self.ensure(name)
+        return self.con.view(name)
+
+    def use_policy(self, policy: str) -> None:
+        """Point `redundant_calls`, which the metric views count, at a policy's findings."""
+        view = findings_view(policy)
+        self.ensure(view)
+        self.ensure("call_waste")
+        self.con.execute(
+            f"CREATE OR REPLACE TEMP VIEW {ACTIVE_FINDINGS} AS "
+            "SELECT f.*, w.est_tokens AS waste_tokens, w.context_tokens AS waste_context_tokens "
+            f"FROM {view} AS f LEFT JOIN call_waste AS w USING (trace_path, line)"
+        )
+        self.created.add(ACTIVE_FINDINGS)
+        self.policy = policy
+
+    def rebuild(self) -> None:
+        """Recompute the materialised context stage after a change of rules or effects."""
+        for name in self.materialised:
+            if name in self.created:
+                self.con.execute(
+                    f"CREATE OR REPLACE TEMP TABLE {name} AS {self.materialised[name]}"
+                )
 
 
 def load_traces(con: duckdb.DuckDBPyConnection, trace_paths: Sequence[str]) -> list[Skipped]:
     """Read `trace_paths` into `traces` and `events`; return the traces that were left out."""
     paths = list(trace_paths)
+    # Our queries order what they need; letting DuckDB insert in any order halves the load.
+    con.execute("SET preserve_insertion_order = false")
     con.execute(
-        f"CREATE OR REPLACE TEMP TABLE _trace_lines AS {queries.get('load/lines').sql}",
-        {"paths": paths},
+        f"CREATE OR REPLACE TABLE events AS {queries.get('load/events').sql}", {"paths": paths}
     )
     con.execute(
         f"CREATE OR REPLACE TABLE traces AS {queries.get('load/traces').sql}", {"paths": paths}
     )
-    con.execute(f"CREATE OR REPLACE TABLE events AS {queries.get('load/events').sql}")
-    con.execute("DROP TABLE _trace_lines")
+    con.execute(queries.get("load/drop_unreadable").sql)
+    con.execute(queries.get("load/fill_session_ids").sql)
+    con.execute("ALTER TABLE events DROP COLUMN problem")
     create_settings(con)
-    create_views(con)
+    create_macros(con)
     rows = (
         con.table("traces")
         .filter("error_code IS NOT NULL")

@@ -461,7 +461,7 @@ def session_id(created_ms: int, rng: random.Random) -> str:
     return f"ses_{created_ms:012x}7{rng.getrandbits(12):03x}{rng.getrandbits(64) | 1 << 63:016x}"
 
 
-def simulate(index: int, seed: int) -> Session:
+def simulate(index: int, seed: int, turns: tuple[int, int] = (8, 40)) -> Session:
     rng = random.Random(f"{seed}:{index}")
     created = START_MS + index * 97_000 + rng.randint(0, 90_000)
     session = Session(session_id(created, rng), created, World.make(rng), rng)
@@ -475,7 +475,7 @@ def simulate(index: int, seed: int) -> Session:
         attempts = 2 if persistent and rng.random() < 0.3 else 1
         for attempt in range(attempts):
             session.start(capsule, task_id)
-            for _ in range(rng.randint(8, 40)):
+            for _ in range(rng.randint(*turns)):
                 session.act()
                 session.turn += 1
                 session.maybe_compact()
@@ -495,14 +495,19 @@ def simulate(index: int, seed: int) -> Session:
     return session
 
 
-def synthesize(out: str | Path, sessions: int, seed: int = 0) -> Path:
-    """Write `sessions` simulated sessions and their truth under `out`; return the workdir."""
+def synthesize(
+    out: str | Path, sessions: int, seed: int = 0, turns: tuple[int, int] = (8, 40)
+) -> Path:
+    """Write `sessions` simulated sessions and their truth under `out`; return the workdir.
+
+    Each attempt runs between `turns[0]` and `turns[1]` turns.
+    """
     out = Path(out)
     workdir = out / "workdir"
     workdir.mkdir(parents=True, exist_ok=True)
     with open(out / "truth.jsonl", "w", encoding="utf-8") as truth:
         for index in range(sessions):
-            session = simulate(index, seed)
+            session = simulate(index, seed, turns)
             directory = workdir / session.id
             directory.mkdir(exist_ok=True)
             text = "\n".join(session.lines) + "\n"

@@ -10,7 +10,7 @@ import duckdb
 from . import queries
 from .effects import Effect
 from .errors import E_TRC_001, MurTraceError
-from .load import Skipped, findings_view, prepare_context, set_effects, set_rules, use_policy
+from .load import Relations, Skipped, findings_view, set_effects, set_rules
 
 
 def _where(rel: duckdb.DuckDBPyRelation, column: str, value: Any) -> duckdb.DuckDBPyRelation:
@@ -52,33 +52,29 @@ class Trace:
     """
 
     def __init__(
-        self, con: duckdb.DuckDBPyConnection, skipped: list[Skipped], policy: str = "reference"
+        self,
+        con: duckdb.DuckDBPyConnection,
+        skipped: list[Skipped],
+        policy: str = "reference",
+        overrides: dict[str, str] | None = None,
     ) -> None:
         self.con = con
         #: Traces that could not be read and were left out, with the reason.
         self.skipped = skipped
-        self._context_ready = False
-        self._policy = "reference"
+        self._relations = Relations(con, overrides)
         self.policy = policy
 
     @property
     def policy(self) -> str:
         """The redundancy policy the metric relations count (`reference` by default)."""
-        return self._policy
+        return self._relations.policy
 
     @policy.setter
     def policy(self, policy: str) -> None:
         findings_view(policy)  # refuses an unknown policy
-        if policy == "context":
-            self._context()
-        use_policy(self.con, policy)
-        self._policy = policy
-
-    def _context(self) -> None:
-        """The context stage, built once and rebuilt when rules or effects change."""
-        if not self._context_ready:
-            prepare_context(self.con)
-            self._context_ready = True
+        if policy != self._relations.policy or "redundant_calls" in self._relations.created:
+            self._relations.use_policy(policy)
+        self._relations.policy = policy
 
     @property
     def rules(self) -> duckdb.DuckDBPyRelation:
@@ -88,43 +84,36 @@ class Trace:
     def set_rules(self, enabled: dict[str, bool]) -> None:
         """Switch context rules on (True) or off (False) by name."""
         set_rules(self.con, enabled)
-        self._rebuild()
+        self._relations.rebuild()
 
     def set_effects(self, effects: list[Effect]) -> None:
         """Declare effects for tools that declare nothing: (tool, field, value, effect) rows."""
         set_effects(self.con, effects)
-        self._rebuild()
-
-    def _rebuild(self) -> None:
-        if self._context_ready:
-            self._context_ready = False
-            self._context()
+        self._relations.rebuild()
 
     @property
     def events(self) -> duckdb.DuckDBPyRelation:
-        """One row per event line of every analysed trace."""
-        return self.con.table("events")
+        """One row per event line of every analysed trace, in trace and line order."""
+        return self.con.table("events").order("trace_path, line")
 
     @property
     def tool_calls(self) -> duckdb.DuckDBPyRelation:
         """Tool calls with their resolved `resource` and `resource_source`."""
-        return self.con.view("tool_calls")
+        return self._relations.view("tool_calls")
 
     @property
     def sessions(self) -> duckdb.DuckDBPyRelation:
         """One row per analysed trace: identity, exit status and totals."""
-        return self.con.view("sessions")
+        return self._relations.view("sessions")
 
     def redundant_calls(self, policy: str | None = None) -> duckdb.DuckDBPyRelation:
         """Redundant calls under `policy` (default: the trace's), one row per finding."""
-        policy = policy or self._policy
-        if policy == "context":
-            self._context()
-        return self.con.view(findings_view(policy)).order("trace_path, line")
+        view = findings_view(policy or self.policy)
+        return self._relations.view(view).order("trace_path, line")
 
     def session_metrics(self) -> duckdb.DuckDBPyRelation:
         """One row per session: the numbers of `show`, `diff` and `report`."""
-        return self.con.view("session_metrics")
+        return self._relations.view("session_metrics")
 
     def _complete(self, trace_path: str | None) -> tuple[str, duckdb.DuckDBPyRelation]:
         """The trace asked for (default: the first loaded) and its metrics; it must be whole."""
@@ -142,24 +131,26 @@ class Trace:
     def show(self, trace_path: str | None = None) -> SessionShow:
         """The sections of `mur trace show` for one session (default: the first loaded)."""
         trace_path, metrics = self._complete(trace_path)
-        turns = _where(self.con.view("calls_by_turn"), "trace_path", trace_path).order("turn")
+        turns = _where(self._relations.view("calls_by_turn"), "trace_path", trace_path).order(
+            "turn"
+        )
         return SessionShow(
             metrics=metrics,
             tool_turns=_where(turns, "kind", "tool_call"),
             skill_turns=_where(turns, "kind", "skill_call"),
             redundant=_where(self.redundant_calls(), "trace_path", trace_path),
-            exit_codes=_where(self.con.view("shell_exit_codes"), "trace_path", trace_path).order(
-                "exit_code"
-            ),
-            reopens=_where(self.con.view("reopens"), "trace_path", trace_path).order("line"),
-            tasks=_where(self.con.view("tasks"), "trace_path", trace_path).order("line"),
+            exit_codes=_where(
+                self._relations.view("shell_exit_codes"), "trace_path", trace_path
+            ).order("exit_code"),
+            reopens=_where(self._relations.view("reopens"), "trace_path", trace_path).order("line"),
+            tasks=_where(self._relations.view("tasks"), "trace_path", trace_path).order("line"),
         )
 
     def steps(self, trace_path: str | None = None) -> duckdb.DuckDBPyRelation:
         """One row per inference turn of one session (default: the first loaded)."""
         if trace_path is None:
             trace_path = self.con.table("traces").order("ordinal").fetchall()[0][0]
-        return _where(self.con.view("steps"), "trace_path", trace_path).order("line")
+        return _where(self._relations.view("steps"), "trace_path", trace_path).order("line")
 
     def diff(self, before: str, after: str) -> duckdb.DuckDBPyRelation:
         """The metric table of run A (`before`) against run B (`after`), by trace path."""
@@ -185,17 +176,16 @@ class Trace:
             )
         return Report(
             sessions=complete,
-            exit_codes=self.con.view("shell_exit_codes").order("trace_path, exit_code"),
-            stats=self.con.view("report"),
-            exit_status=self.con.view("exit_status"),
-            task_stats=self.con.view("task_report"),
+            exit_codes=self._relations.view("shell_exit_codes").order("trace_path, exit_code"),
+            stats=self._relations.view("report"),
+            exit_status=self._relations.view("exit_status"),
+            task_stats=self._relations.view("task_report"),
             incomplete=incomplete,
         )
 
     def loops(self, window: int = 5) -> duckdb.DuckDBPyRelation:
         """The same tool with the same input again (consecutively or within `window` turns),
         and retries after failures, with their waste."""
-        self._context()
         return self.sql(queries.get("loops/repeats").sql, window=window)
 
     def check(
@@ -214,7 +204,9 @@ class Trace:
         )
 
     def sql(self, query: str, **params: Any) -> duckdb.DuckDBPyRelation:
-        """Run `query` over the trace tables; `$name` placeholders are bound from `params`."""
+        """Run `query` over the trace tables and views; `$name` placeholders are bound from
+        `params`, never formatted into the SQL."""
+        self._relations.ensure_all(query)
         return self.con.sql(query, params=params or None)
 
     def session_count(self) -> int:

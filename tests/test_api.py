@@ -9,7 +9,7 @@ import pytest
 
 import mur_trace
 from mur_trace import queries
-from mur_trace.load import VIEWS
+from mur_trace.load import MATERIALISED, VIEWS
 
 
 def test_load_returns_relations(sample_workdir: Path) -> None:
@@ -60,11 +60,11 @@ def test_every_query_documents_itself(name: str) -> None:
 
 @pytest.mark.parametrize(
     ("relation", "name"),
-    [*VIEWS.items(), ("redundant_reference", "redundant/reference"), ("traces", "load/traces")],
+    [*VIEWS.items(), *MATERIALISED.items(), ("traces", "load/traces")],
 )
 def test_documented_columns_are_the_real_ones(
     sample_workdir: Path, relation: str, name: str
 ) -> None:
     trace = mur_trace.load(workdir=sample_workdir)
     documented = [c.name for c in queries.get(name).columns]
-    assert trace.con.table(relation).columns == documented
+    assert trace.sql(f"SELECT * FROM {relation}").columns == documented

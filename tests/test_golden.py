@@ -53,7 +53,7 @@ def test_golden(case: Path) -> None:
         effects=effects if effects.exists() else None,
     )
     relation = RELATIONS[query]
-    rel = relation(trace) if callable(relation) else trace.con.view(relation)
+    rel = relation(trace) if callable(relation) else trace.sql(f"SELECT * FROM {relation}")
     order = ", ".join(c for c in ("line", "seq") if c in header) or header[0]
     rows = rel.order(order).select(", ".join(f'"{c}"' for c in header)).fetchall()
     assert [[_cell(v) for v in row] for row in rows] == expected

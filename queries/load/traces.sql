@@ -19,13 +19,13 @@ per_trace AS (
     SELECT
         trace_path,
         count(*) FILTER (WHERE problem IS NULL) AS events,
-        arg_min(ev.session_id, line) FILTER (
-            WHERE ev.event_type = 'session_start' AND ev.session_id IS NOT NULL
+        arg_min(session_id, line) FILTER (
+            WHERE event_type = 'session_start' AND session_id IS NOT NULL
         ) AS start_session_id,
-        arg_min(ev.session_id, line) FILTER (WHERE ev.session_id IS NOT NULL) AS any_session_id,
+        arg_min(session_id, line) FILTER (WHERE session_id IS NOT NULL) AS any_session_id,
         min(line) FILTER (WHERE problem IS NOT NULL) AS problem_line,
         arg_min(problem, line) FILTER (WHERE problem IS NOT NULL) AS problem
-    FROM _trace_lines
+    FROM events
     GROUP BY trace_path
 )
 SELECT
