@@ -150,8 +150,9 @@ def _load(
     policy: str = "reference",
     rules: dict[str, bool] | None = None,
     effects: Path | None = None,
+    stream: bool = False,
 ) -> Trace:
-    trace = load(paths, workdir=workdir, policy=policy, rules=rules, effects=effects)
+    trace = load(paths, workdir=workdir, policy=policy, rules=rules, effects=effects, stream=stream)
     for skipped in trace.skipped:
         typer.echo(f"warning[{skipped.code}]: skipped {skipped.message}", err=True)
     return trace

@@ -201,19 +201,21 @@ class Relations:
 
 
 def load_traces(con: duckdb.DuckDBPyConnection, trace_paths: Sequence[str]) -> list[Skipped]:
-    """Read `trace_paths` into `traces` and `events`; return the traces that were left out."""
-    paths = list(trace_paths)
+    """Read `trace_paths` into `traces` and `events`; return the traces that were left out.
+
+    The lines are parsed once into a table; the traces are judged from it; the rows of bad
+    traces are dropped and missing session ids filled in place; what is left is `events`.
+    """
+    con.execute("SET VARIABLE trace_files = $paths", {"paths": list(trace_paths)})
     # Our queries order what they need; letting DuckDB insert in any order halves the load.
     con.execute("SET preserve_insertion_order = false")
-    con.execute(
-        f"CREATE OR REPLACE TABLE events AS {queries.get('load/events').sql}", {"paths": paths}
-    )
-    con.execute(
-        f"CREATE OR REPLACE TABLE traces AS {queries.get('load/traces').sql}", {"paths": paths}
-    )
+    con.execute(f"CREATE OR REPLACE TABLE lines AS {queries.get('load/lines').sql}")
+    con.execute(f"CREATE OR REPLACE TABLE traces AS {queries.get('load/traces').sql}")
     con.execute(queries.get("load/drop_unreadable").sql)
     con.execute(queries.get("load/fill_session_ids").sql)
-    con.execute("ALTER TABLE events DROP COLUMN problem")
+    con.execute("ALTER TABLE lines DROP COLUMN problem")
+    con.execute("DROP TABLE IF EXISTS events")
+    con.execute("ALTER TABLE lines RENAME TO events")
     create_settings(con)
     create_macros(con)
     rows = (

@@ -4,7 +4,6 @@
 -- one any line names, else the name of the directory that holds the file.
 -- A trace that cannot be analysed carries the SPEC error code and a one-line message
 -- naming the first bad line (`file:line`); its events are left out of `events`.
--- @param paths         VARCHAR[]  Trace files asked for, in order.
 -- @column trace_path   VARCHAR    The trace file, as given.
 -- @column ordinal      BIGINT     Position of the file in the request.
 -- @column session_id   VARCHAR    The trace's session id (see above).
@@ -13,7 +12,7 @@
 -- @column error        VARCHAR    What is wrong, naming file:line; NULL when fine.
 WITH asked AS (
     SELECT p.trace_path, p.ordinal
-    FROM unnest($paths) WITH ORDINALITY AS p(trace_path, ordinal)
+    FROM unnest(getvariable('trace_files')) WITH ORDINALITY AS p(trace_path, ordinal)
 ),
 per_trace AS (
     SELECT
@@ -25,7 +24,7 @@ per_trace AS (
         arg_min(session_id, line) FILTER (WHERE session_id IS NOT NULL) AS any_session_id,
         min(line) FILTER (WHERE problem IS NOT NULL) AS problem_line,
         arg_min(problem, line) FILTER (WHERE problem IS NOT NULL) AS problem
-    FROM events
+    FROM lines
     GROUP BY trace_path
 )
 SELECT
