@@ -150,9 +150,8 @@ def _load(
     policy: str = "reference",
     rules: dict[str, bool] | None = None,
     effects: Path | None = None,
-    stream: bool = False,
 ) -> Trace:
-    trace = load(paths, workdir=workdir, policy=policy, rules=rules, effects=effects, stream=stream)
+    trace = load(paths, workdir=workdir, policy=policy, rules=rules, effects=effects)
     for skipped in trace.skipped:
         typer.echo(f"warning[{skipped.code}]: skipped {skipped.message}", err=True)
     return trace
