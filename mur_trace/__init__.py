@@ -13,9 +13,10 @@ from pathlib import Path
 
 import duckdb
 
+from .catalog import OVERRIDES, narrow, open_catalog
 from .effects import read_effects
 from .errors import MurTraceError
-from .load import POLICIES, RULES, Skipped, load_traces
+from .load import POLICIES, RULES, Skipped, create_macros, create_settings, load_traces
 from .sessions import discover
 from .trace import Report, SessionShow, Trace
 
@@ -36,6 +37,7 @@ def load(
     paths: Iterable[str | os.PathLike[str]] | None = None,
     *,
     workdir: str | os.PathLike[str] | None = None,
+    db: str | os.PathLike[str] | None = None,
     policy: str = "reference",
     rules: dict[str, bool] | None = None,
     effects: str | os.PathLike[str] | None = None,
@@ -45,17 +47,30 @@ def load(
     `paths` may name trace files, session directories and workdirs, in any mix; with none,
     every session of `workdir` (default `./workdir`) is loaded. A trace that cannot be read
     is left out and listed in `Trace.skipped`; when none can be read, the first one's error
-    is raised as `MurTraceError`. `policy` is the redundancy policy the metric relations
-    (show, report, diff) count; `rules` switches context rules on or off by name
-    (`{"shell_inference": False}`); `effects` names an effects file (see `mur_trace.effects`).
+    is raised as `MurTraceError`. With `db`, the sessions of that catalog
+    (`mur-trace ingest`) are analysed instead, and `paths` (trace files) may narrow them.
+    `policy` is the redundancy policy the metric relations (show, report, diff) count;
+    `rules` switches context rules on or off by name (`{"shell_inference": False}`);
+    `effects` names an effects file (see `mur_trace.effects`).
     """
-    files = discover(paths, Path(workdir) if workdir is not None else None)
-    con = duckdb.connect()
-    skipped = load_traces(con, files)
-    if len(skipped) == len(files):
-        first = skipped[0]
-        raise MurTraceError(first.code, first.message)
-    trace = Trace(con, skipped, policy)
+    if db is not None:
+        con = open_catalog(db)
+        create_settings(con)
+        create_macros(con)
+        rows = con.execute(
+            "SELECT trace_path, error_code, error FROM traces WHERE error_code IS NOT NULL"
+        ).fetchall()
+        if paths is not None:
+            narrow(con, [os.path.abspath(p) for p in paths])  # trace files of the catalog
+        trace = Trace(con, [Skipped(*row) for row in rows], policy, OVERRIDES)
+    else:
+        files = discover(paths, Path(workdir) if workdir is not None else None)
+        con = duckdb.connect()
+        skipped = load_traces(con, files)
+        if len(skipped) == len(files):
+            first = skipped[0]
+            raise MurTraceError(first.code, first.message)
+        trace = Trace(con, skipped, policy)
     if rules:
         trace.set_rules(rules)
     if effects is not None:

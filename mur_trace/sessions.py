@@ -73,8 +73,8 @@ def _trace_of(workdir: Path, name: str) -> Path:
     return workdir / name / TRACE_FILE
 
 
-def _newest(workdir: Path, label: str | None = None) -> list[str]:
-    names = session_dirs(workdir)
+def _newest(workdir: Path, label: str | None = None, names: list[str] | None = None) -> list[str]:
+    names = sorted(names) if names is not None else session_dirs(workdir)
     if not names:
         raise MurTraceError(E_TRC_002, _label(label, f"no sessions found in workdir at {workdir}"))
     return names
@@ -84,7 +84,7 @@ def _label(label: str | None, message: str) -> str:
     return f"{label}: {message}" if label else message
 
 
-def _ordinal(arg: str, workdir: Path, label: str | None) -> Path:
+def _ordinal(arg: str, workdir: Path, label: str | None, known: list[str] | None) -> Path:
     try:
         n = int(arg[1:])
     except ValueError:
@@ -93,7 +93,7 @@ def _ordinal(arg: str, workdir: Path, label: str | None) -> Path:
         ) from None
     if n < 1:
         raise MurTraceError(E_TRC_002, _label(label, "ordinal must be @1 or higher"))
-    names = _newest(workdir, label)
+    names = _newest(workdir, label, known)
     if n > len(names):
         count = f"{len(names)} session{'' if len(names) == 1 else 's'}"
         raise MurTraceError(E_TRC_002, _label(label, f"@{n} is out of range — workdir has {count}"))
@@ -105,27 +105,31 @@ def is_session_id(arg: str) -> bool:
     return arg.startswith("ses_") and len(arg) == 36
 
 
-def resolve_session(arg: str | None, workdir: Path, label: str | None = None) -> Path:
+def resolve_session(
+    arg: str | None, workdir: Path, label: str | None = None, known: list[str] | None = None
+) -> Path:
     """The trace a session argument names (SPEC section 4).
 
     None: the newest `ses_*` of `workdir`. A value with `/` or ending in `.jsonl`: that
     path. `@N`: the N-th newest session. `ses_` + 32 hex: that session. Anything else: the
     one session whose directory name ends with it, ignoring case. `label` prefixes errors
-    (`before: ...`) where two arguments are resolved.
+    (`before: ...`) where two arguments are resolved. `known` replaces the workdir's session
+    directories (a catalog's sessions).
     """
     if arg is None:
-        return _trace_of(workdir, _newest(workdir, label)[-1])
+        return _trace_of(workdir, _newest(workdir, label, known)[-1])
     if "/" in arg or arg.endswith(".jsonl"):
         return Path(arg)
     if arg.startswith("@"):
-        return _ordinal(arg, workdir, label)
+        return _ordinal(arg, workdir, label, known)
     if is_session_id(arg):
         trace = _trace_of(workdir, arg)
-        if not trace.exists():
+        if (arg not in known) if known is not None else not trace.exists():
             raise MurTraceError(E_TRC_002, _label(label, f"session {arg} not found in {workdir}"))
         return trace
     suffix = arg.lower()
-    matches = [name for name in session_dirs(workdir) if name.lower().endswith(suffix)]
+    candidates = known if known is not None else session_dirs(workdir)
+    matches = [name for name in candidates if name.lower().endswith(suffix)]
     if not matches:
         raise MurTraceError(
             E_TRC_002,
@@ -170,6 +174,7 @@ def select_sessions(
     last: int | None = None,
     since: str | None = None,
     now_ms: int | None = None,
+    known: list[str] | None = None,
 ) -> list[Path]:
     """The traces `report` covers: the named sessions, else the workdir's, narrowed by
     `--last N` (the N newest) or `--since 2h` (created within that time)."""
@@ -179,10 +184,10 @@ def select_sessions(
     if last is not None and last < 1:
         raise MurTraceError(E_TRC_002, "--last must be at least 1")
     if sessions:
-        return [resolve_session(s, workdir) for s in sessions]
-    if not workdir.is_dir():
+        return [resolve_session(s, workdir, known=known) for s in sessions]
+    if known is None and not workdir.is_dir():
         raise MurTraceError(E_IO_001, f"workdir not found: {workdir}")
-    names = _newest(workdir)
+    names = _newest(workdir, None, known)
     if since is not None:
         window = parse_since(since)
         cutoff = (now_ms if now_ms is not None else int(time.time() * 1000)) - window

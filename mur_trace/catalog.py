@@ -1,0 +1,303 @@
+"""The persistent catalog: `mur-trace ingest PATHS --db FILE`, then `--db FILE` everywhere.
+
+A catalog is a DuckDB file holding what loading computes (`events`, `traces`), what the
+reference detector derives from it per trace (`stored_tool_calls`,
+`stored_redundant_reference`), which file each trace came from (`trace_files`: size,
+modification time, line count, SHA-256) and the schema version (`catalog_meta`).
+
+Ingest is incremental: an unchanged file (same size and modification time) is skipped; a
+file that grew by appends (its old bytes are a prefix of the new, ending in a newline)
+adds only its new lines; any other change replaces the trace; a trace whose file is gone
+from a directory being ingested is removed. The new files are parsed in an in-memory
+DuckDB by the same loader as any analysis, batch by batch, and written to the catalog in
+one transaction: a killed ingest leaves the catalog as it was. A second ingest waits for
+the first (up to `LOCK_WAIT` seconds), then fails with a clear message.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import duckdb
+
+from .errors import E_IO_001, E_IO_003, MurTraceError
+from .load import Relations, Skipped, load_traces
+from .sessions import discover
+
+#: Version of the catalog's tables. A catalog of an older version must be rebuilt.
+SCHEMA_VERSION = 1
+LOCK_WAIT = 30.0
+BATCH = 1000
+
+#: What a catalog serves in place of computing it (see load.Relations).
+OVERRIDES = {
+    "tool_calls": "SELECT * FROM stored_tool_calls",
+    "redundant_reference": "SELECT * FROM stored_redundant_reference",
+}
+
+
+@dataclass
+class IngestReport:
+    """What an ingest did."""
+
+    new: int = 0
+    appended: int = 0
+    rewritten: int = 0
+    unchanged: int = 0
+    deleted: int = 0
+    events: int = 0
+    skipped: list[Skipped] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class _FileState:
+    size: int
+    mtime_ns: int
+    lines: int
+    sha256: str
+    ends_with_newline: bool
+
+
+def _state(path: str) -> tuple[_FileState, bytes]:
+    data = Path(path).read_bytes()
+    stat = os.stat(path)
+    state = _FileState(
+        size=len(data),
+        mtime_ns=stat.st_mtime_ns,
+        lines=data.count(b"\n"),
+        sha256=hashlib.sha256(data).hexdigest(),
+        ends_with_newline=data.endswith(b"\n"),
+    )
+    return state, data
+
+
+def _connect(db: Path, read_only: bool) -> duckdb.DuckDBPyConnection:
+    """Open the catalog, waiting while another process holds it."""
+    deadline = time.monotonic() + LOCK_WAIT
+    while True:
+        try:
+            return duckdb.connect(str(db), read_only=read_only)
+        except duckdb.IOException as exc:
+            locked = "lock" in str(exc).lower()
+            if locked and time.monotonic() < deadline:
+                time.sleep(0.2)
+                continue
+            if locked:
+                raise MurTraceError(
+                    E_IO_003,
+                    f"catalog {db} is in use by another process (an ingest?); "
+                    "try again when it has finished",
+                ) from None
+            raise MurTraceError(E_IO_003, f"cannot open catalog {db}: {exc}") from None
+
+
+def _tables(con: duckdb.DuckDBPyConnection) -> set[str]:
+    rows = con.execute(
+        "SELECT table_name FROM duckdb_tables() "
+        "WHERE database_name = current_database() AND schema_name = 'main'"
+    ).fetchall()
+    return {row[0] for row in rows}
+
+
+def _check_version(con: duckdb.DuckDBPyConnection, db: Path) -> bool:
+    """True when the catalog has tables; an error when their version is not ours."""
+    tables = _tables(con)
+    if not tables:
+        return False
+    if "catalog_meta" not in tables:
+        raise MurTraceError(E_IO_003, f"{db} is not a mur-trace catalog")
+    (version,) = con.execute(
+        "SELECT value FROM main.catalog_meta WHERE key = 'schema_version'"
+    ).fetchone()
+    if int(version) < SCHEMA_VERSION:
+        raise MurTraceError(
+            E_IO_003,
+            f"catalog {db} has schema version {version}, this mur-trace needs "
+            f"{SCHEMA_VERSION}: rebuild it with `mur-trace ingest --db {db} --rebuild`",
+        )
+    if int(version) > SCHEMA_VERSION:
+        raise MurTraceError(
+            E_IO_003,
+            f"catalog {db} has schema version {version}, newer than this mur-trace "
+            f"understands ({SCHEMA_VERSION}): upgrade mur-trace",
+        )
+    return True
+
+
+#: Catalog table -> the relation of a loaded batch it stores.
+STORED = {
+    "events": "events",
+    "traces": "traces",
+    "stored_tool_calls": "tool_calls",
+    "stored_redundant_reference": "redundant_reference",
+}
+
+
+def _create(cat: duckdb.DuckDBPyConnection, batch: dict[str, object]) -> None:
+    """The catalog's tables, shaped like what the loader makes."""
+    cat.execute("CREATE TABLE catalog_meta (key VARCHAR PRIMARY KEY, value VARCHAR)")
+    cat.execute(
+        "INSERT INTO catalog_meta VALUES ('schema_version', $v)", {"v": str(SCHEMA_VERSION)}
+    )
+    cat.execute(
+        "CREATE TABLE trace_files (trace_path VARCHAR PRIMARY KEY, size BIGINT, "
+        "mtime_ns BIGINT, lines BIGINT, sha256 VARCHAR, ends_with_newline BOOLEAN)"
+    )
+    for table, rows in batch.items():
+        cat.register("_batch", rows)
+        cat.execute(f"CREATE TABLE {table} AS SELECT * FROM _batch LIMIT 0")
+        cat.unregister("_batch")
+
+
+def _remove(cat: duckdb.DuckDBPyConnection, paths: list[str], tables: Iterable[str]) -> None:
+    if paths:
+        for table in tables:
+            cat.execute(
+                f"DELETE FROM {table} WHERE trace_path IN (SELECT unnest($p))", {"p": paths}
+            )
+
+
+def ingest(
+    db: str | os.PathLike[str],
+    paths: Iterable[str | os.PathLike[str]] | None = None,
+    *,
+    workdir: str | os.PathLike[str] | None = None,
+    rebuild: bool = False,
+    progress: Callable[[int, int, int], None] | None = None,
+) -> IngestReport:
+    """Bring the catalog `db` up to date with the traces `paths` (or `workdir`) name.
+
+    `progress(files_done, files_total, events)` is called after each batch.
+    """
+    db = Path(db)
+    roots = [Path(p) for p in paths or []] or [Path(workdir or "workdir")]
+    files = [os.path.abspath(f) for f in discover(paths, Path(workdir) if workdir else None)]
+    # a file named twice, once relative and once absolute, is one trace
+    report = IngestReport()
+    cat = _connect(db, read_only=False)
+    try:
+        if rebuild:
+            for table in _tables(cat):
+                cat.execute(f"DROP TABLE {table}")
+        exists = _check_version(cat, db)
+        known: dict[str, _FileState] = {}
+        if exists:
+            for row in cat.execute("SELECT * FROM trace_files").fetchall():
+                known[row[0]] = _FileState(*row[1:])
+
+        changed: list[str] = []
+        appended_from: dict[str, int] = {}
+        states: dict[str, _FileState] = {}
+        for path in files:
+            old = known.get(path)
+            stat = os.stat(path)
+            if old and (old.size, old.mtime_ns) == (stat.st_size, stat.st_mtime_ns):
+                report.unchanged += 1
+                continue
+            state, data = _state(path)
+            states[path] = state
+            changed.append(path)
+            if old is None:
+                report.new += 1
+            elif (
+                old.ends_with_newline
+                and state.size > old.size
+                and hashlib.sha256(data[: old.size]).hexdigest() == old.sha256
+            ):
+                appended_from[path] = old.lines
+                report.appended += 1
+            else:
+                report.rewritten += 1
+        present = set(files)
+        scopes = [str(r.resolve()) for r in roots]
+        gone = [
+            path
+            for path in known
+            if path not in present
+            and any(path == scope or path.startswith(scope + os.sep) for scope in scopes)
+        ]
+        report.deleted = len(gone)
+
+        cat.execute("BEGIN TRANSACTION")
+        if exists:
+            _remove(cat, gone, [*STORED, "trace_files"])
+        mem = duckdb.connect()
+        for start in range(0, len(changed), BATCH):
+            batch = changed[start : start + BATCH]
+            skipped = load_traces(mem, batch)
+            report.skipped += skipped
+            relations = Relations(mem)
+            mem.execute("CREATE OR REPLACE TEMP TABLE offsets (trace_path VARCHAR, after BIGINT)")
+            mem.executemany(
+                "INSERT INTO offsets VALUES (?, ?)", [(p, appended_from.get(p, 0)) for p in batch]
+            )
+            rows = {
+                "events": mem.sql(
+                    "SELECT e.* FROM events AS e JOIN offsets AS o USING (trace_path) "
+                    "WHERE e.line > o.after"
+                ).to_arrow_table(),
+                "traces": mem.table("traces").to_arrow_table(),
+                **{
+                    table: relations.view(source).to_arrow_table()
+                    for table, source in STORED.items()
+                    if table not in ("events", "traces")
+                },
+            }
+            if not exists:
+                _create(cat, rows)
+                exists = True
+            failed = [s.trace_path for s in skipped]
+            _remove(cat, [p for p in batch if p not in appended_from] + failed, ["events"])
+            _remove(cat, batch, [t for t in STORED if t != "events"] + ["trace_files"])
+            for table, table_rows in rows.items():
+                cat.register("_batch", table_rows)
+                cat.execute(f"INSERT INTO {table} SELECT * FROM _batch")
+                cat.unregister("_batch")
+            report.events += rows["events"].num_rows
+            cat.executemany(
+                "INSERT INTO trace_files VALUES (?, ?, ?, ?, ?, ?)",
+                [(p, *vars(states[p]).values()) for p in batch],
+            )
+            if progress:
+                progress(min(start + BATCH, len(changed)), len(changed), report.events)
+        cat.execute("COMMIT")
+    except BaseException:
+        with contextlib.suppress(duckdb.Error):
+            cat.execute("ROLLBACK")
+        raise
+    finally:
+        cat.close()
+    return report
+
+
+def open_catalog(db: str | os.PathLike[str]) -> duckdb.DuckDBPyConnection:
+    """A connection that analyses the catalog `db` (read-only; its tables in `main`)."""
+    db = Path(db)
+    if not db.exists():
+        raise MurTraceError(E_IO_001, f"catalog not found: {db}")
+    con = _connect(db, read_only=True)
+    if not _check_version(con, db):
+        raise MurTraceError(E_IO_003, f"catalog {db} is empty: ingest traces into it first")
+    return con
+
+
+def narrow(con: duckdb.DuckDBPyConnection, trace_paths: list[str]) -> None:
+    """Analyse only some of a catalog's traces: temporary views shadow its tables."""
+    con.execute("SET VARIABLE narrowed = $p", {"p": trace_paths})
+    for table in STORED:
+        con.execute(
+            f"CREATE OR REPLACE TEMP VIEW {table} AS SELECT * FROM main.{table} "
+            "WHERE list_contains(getvariable('narrowed'), trace_path)"
+        )
+
+
+def session_paths(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
+    """The catalog's sessions: directory name (ses_…) -> trace path."""
+    rows = con.execute("SELECT trace_path FROM main.traces WHERE error_code IS NULL").fetchall()
+    return {Path(path).parent.name: path for (path,) in rows}
