@@ -290,9 +290,10 @@ def open_catalog(db: str | os.PathLike[str]) -> duckdb.DuckDBPyConnection:
 def narrow(con: duckdb.DuckDBPyConnection, trace_paths: list[str]) -> None:
     """Analyse only some of a catalog's traces: temporary views shadow its tables."""
     con.execute("SET VARIABLE narrowed = $p", {"p": trace_paths})
+    (database,) = con.execute("SELECT current_database()").fetchone()
     for table in STORED:
         con.execute(
-            f"CREATE OR REPLACE TEMP VIEW {table} AS SELECT * FROM main.{table} "
+            f'CREATE OR REPLACE TEMP VIEW {table} AS SELECT * FROM "{database}".main.{table} '
             "WHERE list_contains(getvariable('narrowed'), trace_path)"
         )
 
@@ -301,3 +302,12 @@ def session_paths(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
     """The catalog's sessions: directory name (ses_…) -> trace path."""
     rows = con.execute("SELECT trace_path FROM main.traces WHERE error_code IS NULL").fetchall()
     return {Path(path).parent.name: path for (path,) in rows}
+
+
+def catalog_sessions(db: str | os.PathLike[str]) -> dict[str, str]:
+    """A catalog's sessions, directory name (ses_…) -> trace path."""
+    con = open_catalog(db)
+    try:
+        return session_paths(con)
+    finally:
+        con.close()

@@ -9,7 +9,7 @@ from __future__ import annotations
 import contextlib
 import sys
 from collections.abc import Iterator
-from enum import Enum
+from enum import Enum, StrEnum
 from pathlib import Path
 from typing import Annotated, TextIO
 
@@ -22,9 +22,11 @@ from .load import POLICIES, RULES, rule_doc
 from .render import (
     DocFormat,
     Format,
+    Progress,
     check_text,
     diff_text,
     findings_text,
+    ingest_text,
     json_document,
     records,
     report_data,
@@ -33,6 +35,7 @@ from .render import (
     show_text,
     steps_data,
     steps_text,
+    write_dataset,
     write_parquet,
     write_rows,
 )
@@ -75,6 +78,12 @@ RuleOpt = Annotated[
 NoRuleOpt = Annotated[
     list[str] | None,
     typer.Option("--no-rule", help="Switch a context rule off (repeatable)."),
+]
+DbOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--db", help="Analyse the sessions of this catalog (see `ingest`) instead of the files."
+    ),
 ]
 EffectsOpt = Annotated[
     Path | None,
@@ -133,6 +142,24 @@ def _errors() -> Iterator[None]:
         raise typer.Exit(EXIT_ERROR) from None
 
 
+def _catalog_sessions(db: Path | None) -> dict[str, str] | None:
+    """With --db, the catalog's sessions (name -> trace path), to address them by name."""
+    if db is None:
+        return None
+    from .catalog import catalog_sessions
+
+    return catalog_sessions(db)
+
+
+def _resolve(
+    arg: str | None, workdir: Path, known: dict[str, str] | None, label: str | None = None
+) -> Path:
+    """A session argument as a trace path: a workdir's, or, with --db, the catalog's."""
+    path = resolve_session(arg, workdir, label, list(known) if known is not None else None)
+    literal = arg is not None and ("/" in arg or arg.endswith(".jsonl"))
+    return Path(known[path.parent.name]) if known is not None and not literal else path
+
+
 def _rules(rule: list[str] | None, no_rule: list[str] | None) -> dict[str, bool]:
     """--rule / --no-rule as one mapping; an unknown name is a usage error."""
     wanted = {name: True for name in rule or []} | {name: False for name in no_rule or []}
@@ -150,8 +177,9 @@ def _load(
     policy: str = "reference",
     rules: dict[str, bool] | None = None,
     effects: Path | None = None,
+    db: Path | None = None,
 ) -> Trace:
-    trace = load(paths, workdir=workdir, policy=policy, rules=rules, effects=effects)
+    trace = load(paths, workdir=workdir, db=db, policy=policy, rules=rules, effects=effects)
     for skipped in trace.skipped:
         typer.echo(f"warning[{skipped.code}]: skipped {skipped.message}", err=True)
     return trace
@@ -181,6 +209,7 @@ def redundant(
     rule: RuleOpt = None,
     no_rule: NoRuleOpt = None,
     effects: EffectsOpt = None,
+    db: DbOpt = None,
     fmt: FormatOpt = Format.text,
     output: OutputOpt = None,
     list_rules: Annotated[
@@ -195,7 +224,7 @@ def redundant(
         raise typer.BadParameter("--format parquet needs --output FILE", param_hint="--output")
     rules = _rules(rule, no_rule)
     with _errors():
-        trace = _load(paths, workdir, policy.value, rules, effects)
+        trace = _load(paths, workdir, policy.value, rules, effects, db)
         findings = trace.redundant_calls(policy.value)
         _write_findings(findings, trace.session_count(), fmt, output)
 
@@ -224,6 +253,7 @@ def loops(
     window: Annotated[
         int, typer.Option(min=0, help="How many turns back an identical call still counts.")
     ] = 5,
+    db: DbOpt = None,
     fmt: FormatOpt = Format.text,
     output: OutputOpt = None,
 ) -> None:
@@ -231,7 +261,7 @@ def loops(
     if fmt is Format.parquet and output is None:
         raise typer.BadParameter("--format parquet needs --output FILE", param_hint="--output")
     with _errors():
-        trace = _load(paths, workdir)
+        trace = _load(paths, workdir, db=db)
         _write_findings(
             trace.loops(window), trace.session_count(), fmt, output, noun="loop", verb="repeats"
         )
@@ -254,6 +284,7 @@ def check(
     max_context_tokens: Annotated[
         int | None, typer.Option(help="Most tokens a session may re-send because of them.")
     ] = None,
+    db: DbOpt = None,
     fmt: DocFormatOpt = DocFormat.text,
 ) -> None:
     """A CI gate: exit 1 and list the sessions over a threshold."""
@@ -263,7 +294,7 @@ def check(
         )
     rules = _rules(rule, no_rule)
     with _errors():
-        trace = _load(paths, workdir, policy.value, rules, effects)
+        trace = _load(paths, workdir, policy.value, rules, effects, db)
         failures = list(
             records(
                 trace.check(
@@ -288,12 +319,14 @@ def show(
     rule: RuleOpt = None,
     no_rule: NoRuleOpt = None,
     effects: EffectsOpt = None,
+    db: DbOpt = None,
     fmt: DocFormatOpt = DocFormat.text,
 ) -> None:
     """Summarise one session: turns, tokens, tool calls, redundant calls, shell, compaction."""
     rules = _rules(rule, no_rule)
     with _errors():
-        trace = _load([resolve_session(session, workdir)], workdir, policy.value, rules, effects)
+        path = _resolve(session, workdir, _catalog_sessions(db))
+        trace = _load([path], workdir, policy.value, rules, effects, db)
         data = show_data(trace.show())
         typer.echo(show_text(data) if fmt is DocFormat.text else json_document(data), nl=False)
 
@@ -305,11 +338,12 @@ def steps(
         bool, typer.Option("--verbose", "-v", help="Add the first string of each turn's input.")
     ] = False,
     workdir: WorkdirOpt = DEFAULT_WORKDIR,
+    db: DbOpt = None,
     fmt: DocFormatOpt = DocFormat.text,
 ) -> None:
     """One row per inference turn: decision, tool, duration of its first call."""
     with _errors():
-        trace = _load([resolve_session(session, workdir)], workdir)
+        trace = _load([_resolve(session, workdir, _catalog_sessions(db))], workdir, db=db)
         session_id = trace.sessions.select("session_id").fetchall()[0][0]
         data = steps_data(session_id, trace.steps())
         out = steps_text(data, verbose) if fmt is DocFormat.text else json_document(data)
@@ -329,6 +363,7 @@ def diff(
     rule: RuleOpt = None,
     no_rule: NoRuleOpt = None,
     effects: EffectsOpt = None,
+    db: DbOpt = None,
     fmt: DocFormatOpt = DocFormat.text,
 ) -> None:
     """Compare two sessions metric by metric (lower is better, but for success rate)."""
@@ -340,18 +375,20 @@ def diff(
                 "mur-trace diff expects 0 or 2 arguments, got 1. "
                 "Usage: mur-trace diff [<before> <after>]",
             )
-        a, b = _resolve_pair(before or "@2", after or "@1", workdir)
-        trace = _load([a, b], workdir, policy.value, rules, effects)
+        a, b = _resolve_pair(before or "@2", after or "@1", workdir, _catalog_sessions(db))
+        trace = _load([a, b], workdir, policy.value, rules, effects, db)
         rows = list(records(trace.diff(str(a), str(b))))
         typer.echo(diff_text(rows) if fmt is DocFormat.text else json_document(rows), nl=False)
 
 
-def _resolve_pair(before: str, after: str, workdir: Path) -> tuple[Path, Path]:
+def _resolve_pair(
+    before: str, after: str, workdir: Path, known: dict[str, str] | None
+) -> tuple[Path, Path]:
     """Both sessions of a diff; when both fail, one error naming both."""
     resolved, errors = [], []
     for arg, label in ((before, "before"), (after, "after")):
         try:
-            resolved.append(resolve_session(arg, workdir, label))
+            resolved.append(_resolve(arg, workdir, known, label))
         except MurTraceError as exc:
             errors.append(exc)
     if errors:
@@ -378,18 +415,71 @@ def report(
     rule: RuleOpt = None,
     no_rule: NoRuleOpt = None,
     effects: EffectsOpt = None,
+    db: DbOpt = None,
     fmt: DocFormatOpt = DocFormat.text,
 ) -> None:
     """Statistics across sessions: mean, stddev, min, max per metric; exit statuses."""
     rules = _rules(rule, no_rule)
     with _errors():
-        paths = select_sessions(sessions or [], workdir, last=last, since=since)
-        trace = _load(paths, workdir, policy.value, rules, effects)
+        known = _catalog_sessions(db)
+        names = list(known) if known is not None else None
+        paths = select_sessions(sessions or [], workdir, last=last, since=since, known=names)
+        if known is not None:
+            paths = [Path(known.get(p.parent.name, p)) for p in paths]
+        trace = _load(paths, workdir, policy.value, rules, effects, db)
         result = trace.report()
         for skipped in result.incomplete:
             typer.echo(f"warning[{skipped.code}]: skipped {skipped.message}", err=True)
-        data = report_data(result, str(workdir))
+        data = report_data(result, str(db or workdir))
         typer.echo(report_text(data) if fmt is DocFormat.text else json_document(data), nl=False)
+
+
+@app.command()
+def ingest(
+    paths: PathsArg = None,
+    db: Annotated[
+        Path, typer.Option("--db", help="The catalog file (created when missing).")
+    ] = ...,
+    workdir: WorkdirOpt = DEFAULT_WORKDIR,
+    rebuild: Annotated[
+        bool, typer.Option(help="Drop what the catalog holds and read every trace again.")
+    ] = False,
+) -> None:
+    """Store traces in a catalog; again, add only what changed since."""
+    from .catalog import ingest as ingest_traces
+
+    with _errors():
+        report = ingest_traces(
+            db, paths, workdir=workdir, rebuild=rebuild, progress=Progress("ingest")
+        )
+        for skipped in report.skipped:
+            typer.echo(f"warning[{skipped.code}]: skipped {skipped.message}", err=True)
+        typer.echo(ingest_text(report, db), nl=False)
+
+
+class PartitionBy(StrEnum):
+    date = "date"
+    capsule = "capsule"
+
+
+@app.command()
+def export(
+    parquet: Annotated[Path, typer.Option("--parquet", help="Directory of the dataset.")],
+    paths: PathsArg = None,
+    workdir: WorkdirOpt = DEFAULT_WORKDIR,
+    db: DbOpt = None,
+    policy: PolicyOpt = Policy.reference,  # type: ignore[attr-defined]
+    partition_by: Annotated[
+        PartitionBy | None, typer.Option(help="Hive-partition the tables by this column.")
+    ] = None,
+) -> None:
+    """Write the events and the findings as a Parquet dataset for Spark, Trino, DuckDB."""
+    with _errors():
+        trace = _load(paths, workdir, policy.value, db=db)
+        for name, rel in trace.export_tables().items():
+            where = parquet / name
+            rows = write_dataset(rel, where, partition_by.value if partition_by else None)
+            typer.echo(f"{where}: {rows:,} rows")
 
 
 @app.command()

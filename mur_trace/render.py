@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import csv
 import json
+import time
 from collections.abc import Iterable, Iterator
 from enum import StrEnum
 from pathlib import Path
@@ -54,6 +55,49 @@ def write_parquet(rel: duckdb.DuckDBPyRelation, path: Path) -> None:
     import pyarrow.parquet as pq
 
     pq.write_table(rel.to_arrow_table(), path)
+
+
+def write_dataset(rel: duckdb.DuckDBPyRelation, directory: Path, partition_by: str | None) -> int:
+    """A relation as a Parquet dataset (hive-partitioned when asked); returns its rows."""
+    import pyarrow.dataset as ds
+
+    table = rel.to_arrow_table()
+    ds.write_dataset(
+        table,
+        directory,
+        format="parquet",
+        partitioning=[partition_by] if partition_by else None,
+        partitioning_flavor="hive" if partition_by else None,
+        existing_data_behavior="delete_matching",
+        basename_template="part-{i}.parquet",
+    )
+    return table.num_rows
+
+
+class Progress:
+    """A one-line progress report on a terminal's stderr; silent when stderr is piped."""
+
+    def __init__(self, what: str, stream: TextIO | None = None) -> None:
+        import sys
+
+        self.stream = stream or sys.stderr
+        self.enabled = self.stream.isatty()
+        self.what = what
+        self.started = time.monotonic()
+
+    def __call__(self, done: int, total: int, events: int) -> None:
+        if not self.enabled:
+            return
+        elapsed = max(time.monotonic() - self.started, 1e-9)
+        width = 24
+        filled = int(width * done / total) if total else width
+        self.stream.write(
+            f"\r{self.what} [{'#' * filled}{'.' * (width - filled)}] {done:,}/{total:,} files, "
+            f"{events:,} events, {events / elapsed:,.0f} events/s"
+        )
+        if done >= total:
+            self.stream.write("\n")
+        self.stream.flush()
 
 
 def write_rows(rel: duckdb.DuckDBPyRelation, fmt: Format, out: TextIO) -> None:
@@ -502,6 +546,15 @@ def report_text(data: dict[str, Any]) -> str:
         out += _stats_table(data["task_stats"])
         out.append(f"Tasks: {data['task_stats'][0]['tasks']}")
     return "\n".join(out) + "\n"
+
+
+def ingest_text(report: Any, db: Path) -> str:
+    """What an ingest did, in one line."""
+    return (
+        f"{db}: {report.new:,} new, {report.appended:,} appended, {report.rewritten:,} "
+        f"rewritten, {report.unchanged:,} unchanged, {report.deleted:,} deleted traces; "
+        f"{report.events:,} events added\n"
+    )
 
 
 def check_text(failures: list[dict[str, Any]], sessions: int) -> str:

@@ -203,6 +203,14 @@ class Trace:
             max_context_tokens=max_context_tokens,
         )
 
+    def export_tables(self) -> dict[str, duckdb.DuckDBPyRelation]:
+        """The tables `export` writes: events and findings (of the trace's policy), each
+        with the partition columns `date` and `capsule`."""
+        return {
+            "events": self.sql(queries.get("export/events").sql),
+            "findings": self.sql(queries.get("export/findings").sql),
+        }
+
     def sql(self, query: str, **params: Any) -> duckdb.DuckDBPyRelation:
         """Run `query` over the trace tables and views; `$name` placeholders are bound from
         `params`, never formatted into the SQL."""
