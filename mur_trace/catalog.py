@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import duckdb
+import pyarrow as pa
 
 from .errors import E_IO_001, E_IO_003, MurTraceError
 from .load import Relations, Skipped, load_traces
@@ -233,10 +234,10 @@ def ingest(
             skipped = load_traces(mem, batch)
             report.skipped += skipped
             relations = Relations(mem)
-            mem.execute("CREATE OR REPLACE TEMP TABLE offsets (trace_path VARCHAR, after BIGINT)")
-            mem.executemany(
-                "INSERT INTO offsets VALUES (?, ?)", [(p, appended_from.get(p, 0)) for p in batch]
+            offsets = pa.table(
+                {"trace_path": batch, "after": [appended_from.get(p, 0) for p in batch]}
             )
+            mem.register("offsets", offsets)
             rows = {
                 "events": mem.sql(
                     "SELECT e.* FROM events AS e JOIN offsets AS o USING (trace_path) "
@@ -260,10 +261,10 @@ def ingest(
                 cat.execute(f"INSERT INTO {table} SELECT * FROM _batch")
                 cat.unregister("_batch")
             report.events += rows["events"].num_rows
-            cat.executemany(
-                "INSERT INTO trace_files VALUES (?, ?, ?, ?, ?, ?)",
-                [(p, *vars(states[p]).values()) for p in batch],
-            )
+            files_rows = pa.Table.from_pylist([{"trace_path": p, **vars(states[p])} for p in batch])
+            cat.register("_batch", files_rows)
+            cat.execute("INSERT INTO trace_files SELECT * FROM _batch")
+            cat.unregister("_batch")
             if progress:
                 progress(min(start + BATCH, len(changed)), len(changed), report.events)
         cat.execute("COMMIT")
@@ -282,8 +283,12 @@ def open_catalog(db: str | os.PathLike[str]) -> duckdb.DuckDBPyConnection:
     if not db.exists():
         raise MurTraceError(E_IO_001, f"catalog not found: {db}")
     con = _connect(db, read_only=True)
-    if not _check_version(con, db):
-        raise MurTraceError(E_IO_003, f"catalog {db} is empty: ingest traces into it first")
+    try:
+        if not _check_version(con, db):
+            raise MurTraceError(E_IO_003, f"catalog {db} is empty: ingest traces into it first")
+    except MurTraceError:
+        con.close()
+        raise
     return con
 
 

@@ -1,0 +1,112 @@
+"""Speed and memory of mur-trace against a compiled and a plain Python single pass.
+
+    python benchmarks/speed.py [--sizes 500 5000 20000] [--repeat 3]
+
+For each size it simulates that many sessions (`mur_trace.synth`, longer sessions than
+the default: about 125 events each), then runs side by side, `--repeat` times each, and
+reports medians: `mur-trace redundant` cold (reading the traces), the plain Python pass
+(benchmarks/python_ref.py), the compiled baseline of ../shared/bench (built with its
+script when cargo is there), `mur-trace ingest` into a catalog, and `mur-trace redundant
+--db` warm. Then `mur-trace show` on one session against `python -c "import duckdb"`.
+Ratios are computed within one run: this machine is noisy. Peak memory is the largest
+resident set of a run (GNU time).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+BENCH = HERE.parent.parent / "shared" / "bench"
+MUR = [sys.executable, "-m", "mur_trace"]
+TIME = shutil.which("time") or "/usr/bin/time"
+
+
+def run(cmd: list[str]) -> tuple[float, int]:
+    """Wall seconds and peak resident KB of a command (its output is discarded)."""
+    with tempfile.NamedTemporaryFile("r") as rss:
+        start = time.perf_counter()
+        subprocess.run(
+            [TIME, "-f", "%M", "-o", rss.name, *cmd],
+            check=True,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        wall = time.perf_counter() - start
+        return wall, int(rss.read().split()[-1])
+
+
+def median(cmd: list[str], repeat: int) -> tuple[float, int]:
+    runs = [run(cmd) for _ in range(repeat)]
+    return statistics.median(r[0] for r in runs), max(r[1] for r in runs)
+
+
+def rust_baseline() -> str | None:
+    script = BENCH / "build-rust-ref.sh"
+    if not script.exists() or not shutil.which("cargo"):
+        return None
+    try:
+        out = subprocess.run(["bash", str(script)], check=True, capture_output=True, text=True)
+    except subprocess.CalledProcessError:
+        return None
+    return out.stdout.strip()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[500, 5000, 20000])
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    from mur_trace.synth import synthesize
+
+    rust = rust_baseline()
+    print(
+        f"{os.cpu_count()} cores; medians of {args.repeat} runs; compiled baseline: "
+        f"{rust or 'not available'}\n"
+    )
+    header = (f"{'sessions':>8} {'MB':>6} {'events':>9} | {'cold':>7} {'python':>7} "
+              f"{'rust':>7} {'ingest':>7} {'warm':>7} | {'cold/rust':>9} {'cold/py':>7} "
+              f"{'cold/warm':>9} {'s/1k ses':>8} {'peak MB':>8}")  # fmt: skip
+    print(header)
+    print("-" * len(header))
+    show = None
+    with tempfile.TemporaryDirectory() as tmp:
+        for size in args.sizes:
+            out = Path(tmp) / str(size)
+            workdir = synthesize(out, size, seed=size, turns=(16, 56))
+            files = list(workdir.glob("ses_*/trace.jsonl"))
+            mb = sum(f.stat().st_size for f in files) / 1e6
+            events = sum(f.read_bytes().count(b"\n") for f in files)
+            cold, peak = median([*MUR, "redundant", "--workdir", str(workdir), "-f", "csv"],
+                                args.repeat)  # fmt: skip
+            python, _ = median([sys.executable, str(HERE / "python_ref.py"), str(workdir)],
+                               args.repeat)  # fmt: skip
+            compiled = median([rust, str(workdir)], args.repeat)[0] if rust else float("nan")
+            db = out / "catalog.duckdb"
+            ingest, _ = run([*MUR, "ingest", "--db", str(db), "--workdir", str(workdir)])
+            warm, _ = median([*MUR, "redundant", "--db", str(db), "-f", "csv"], args.repeat)
+            print(f"{size:>8,} {mb:>6.0f} {events:>9,} | {cold:>7.2f} {python:>7.2f} "
+                  f"{compiled:>7.2f} {ingest:>7.2f} {warm:>7.2f} | {cold / compiled:>9.2f} "
+                  f"{cold / python:>7.2f} {cold / warm:>9.1f} {cold / size * 1000:>8.3f} "
+                  f"{peak / 1024:>8.0f}")  # fmt: skip
+            if show is None:
+                session = sorted(workdir.glob("ses_*"))[0]
+                show_s, _ = median([*MUR, "show", str(session / "trace.jsonl")], 5)
+                bare, _ = median([sys.executable, "-c", "import duckdb"], 5)
+                show = (show_s, bare)
+    print(
+        f"\nshow one session: {show[0]:.3f}s; python -c 'import duckdb': {show[1]:.3f}s; "
+        f"ratio {show[0] / show[1]:.2f}"
+    )
+
+
+if __name__ == "__main__":
+    main()

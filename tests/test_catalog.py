@@ -1,0 +1,189 @@
+"""The persistent catalog: incremental ingest, schema versions, locks; the Parquet export."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import duckdb
+import pytest
+from typer.testing import CliRunner
+
+import mur_trace
+from mur_trace import queries
+from mur_trace.catalog import SCHEMA_VERSION, ingest
+from mur_trace.cli import app
+
+runner = CliRunner()
+
+
+def findings(trace: mur_trace.Trace) -> list[tuple]:
+    columns = "trace_path, line, turn, resource, prior_line, prior_turn"
+    return sorted(trace.redundant_calls().select(columns).fetchall())
+
+
+@pytest.fixture
+def workdir(tmp_path: Path, sample_workdir: Path) -> Path:
+    wd = tmp_path / "workdir"
+    shutil.copytree(sample_workdir, wd)
+    return wd
+
+
+def test_catalog_gives_the_findings_of_the_traces(workdir: Path, tmp_path: Path) -> None:
+    db = tmp_path / "catalog.duckdb"
+    report = ingest(db, workdir=workdir)
+    assert (report.new, report.events) == (7, 134)
+    from_files = mur_trace.load(workdir=workdir)
+    from_catalog = mur_trace.load(db=db)
+    assert [(p.split("/")[-2], *rest) for p, *rest in findings(from_catalog)] == [
+        (p.split("/")[-2], *rest) for p, *rest in findings(from_files)
+    ]
+    ctx = from_catalog.redundant_calls("context").aggregate("count(*)").fetchall()
+    assert ctx == [(8,)]
+
+
+def test_incremental_ingest(workdir: Path, tmp_path: Path) -> None:
+    db = tmp_path / "catalog.duckdb"
+    ingest(db, workdir=workdir)
+    sessions = sorted(workdir.glob("ses_*"))
+    grown = sessions[0] / "trace.jsonl"
+    extra = {
+        "event_type": "tool_call",
+        "turn": 9,
+        "tool_name": "editor",
+        "status": "ok",
+        "input": {"operation": "read_file", "path": "src/lib.rs"},
+        "state_effect": "read",
+    }
+    grown.write_text(grown.read_text() + json.dumps(extra) + "\n")
+    rewritten = sessions[1] / "trace.jsonl"
+    lines = rewritten.read_text().splitlines(keepends=True)
+    rewritten.write_text("".join(lines[:-1]))  # the session_end is gone
+    shutil.rmtree(sessions[2])
+
+    report = ingest(db, workdir=workdir)
+    assert (report.new, report.appended, report.rewritten, report.unchanged, report.deleted) == (
+        0, 1, 1, 4, 1
+    )  # fmt: skip
+    assert report.events == 1 + len(lines) - 1  # the appended line; the rewritten trace
+
+    with duckdb.connect(str(db), read_only=True) as con:
+        assert con.execute("SELECT count(DISTINCT trace_path) FROM events").fetchall() == [(6,)]
+        grown_lines = con.execute(
+            "SELECT count(*), max(line) FROM events WHERE trace_path = $p", {"p": str(grown)}
+        ).fetchall()
+    assert grown_lines == [(20, 20)]  # 19 lines before, one appended
+    # the catalog answers as the traces do now
+    assert [r[1:] for r in findings(mur_trace.load(db=db))] == [
+        r[1:] for r in findings(mur_trace.load(workdir=workdir))
+    ]
+    assert ingest(db, workdir=workdir).unchanged == 6
+
+
+def test_a_failed_ingest_leaves_the_catalog_as_it_was(workdir: Path, tmp_path: Path,
+                                                      monkeypatch) -> None:  # fmt: skip
+    db = tmp_path / "catalog.duckdb"
+    ingest(db, workdir=workdir)
+    before = findings(mur_trace.load(db=db))
+    trace = sorted(workdir.glob("ses_*"))[0] / "trace.jsonl"
+    trace.write_text(trace.read_text().replace("src/lib.rs", "src/other.rs"))
+
+    def killed(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("mur_trace.catalog.load_traces", killed)
+    with pytest.raises(KeyboardInterrupt):
+        ingest(db, workdir=workdir)
+    assert findings(mur_trace.load(db=db)) == before
+
+
+def test_a_second_ingest_fails_clearly_while_the_catalog_is_busy(
+    workdir: Path, tmp_path: Path, monkeypatch
+) -> None:
+    db = tmp_path / "catalog.duckdb"
+    ingest(db, workdir=workdir)
+    monkeypatch.setattr("mur_trace.catalog.LOCK_WAIT", 0.5)
+    import subprocess
+    import sys
+
+    holder = subprocess.Popen(
+        [sys.executable, "-c",
+         f"import duckdb, time; c = duckdb.connect({str(db)!r}); print('held', flush=True); "
+         "time.sleep(30)"],
+        stdout=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        with pytest.raises(mur_trace.MurTraceError) as caught:
+            ingest(db, workdir=workdir)
+        assert caught.value.code == "E-IO-003"
+        assert "in use by another process" in caught.value.message
+    finally:
+        holder.kill()
+        holder.wait()
+
+
+def test_schema_versions(workdir: Path, tmp_path: Path) -> None:
+    db = tmp_path / "catalog.duckdb"
+    ingest(db, workdir=workdir)
+    with duckdb.connect(str(db)) as con:
+        con.execute("UPDATE catalog_meta SET value = '0' WHERE key = 'schema_version'")
+    with pytest.raises(mur_trace.MurTraceError) as old:
+        mur_trace.load(db=db)
+    assert old.value.message == (
+        f"catalog {db} has schema version 0, this mur-trace needs {SCHEMA_VERSION}: "
+        f"rebuild it with `mur-trace ingest --db {db} --rebuild`"
+    )
+    result = runner.invoke(app, ["ingest", "--db", str(db), "--workdir", str(workdir), "--rebuild"])
+    assert result.exit_code == 0, result.output
+    assert "7 new" in result.stdout
+    assert len(findings(mur_trace.load(db=db))) == 19
+    with duckdb.connect(str(db)) as con:
+        con.execute("UPDATE catalog_meta SET value = '99' WHERE key = 'schema_version'")
+    with pytest.raises(mur_trace.MurTraceError, match="newer than this mur-trace"):
+        mur_trace.load(db=db)
+    other = tmp_path / "other.duckdb"
+    duckdb.connect(str(other)).execute("CREATE TABLE t (x INT)").close()
+    with pytest.raises(mur_trace.MurTraceError, match="not a mur-trace catalog"):
+        mur_trace.load(db=other)
+    missing = runner.invoke(app, ["redundant", "--db", str(tmp_path / "none.duckdb")])
+    assert missing.exit_code == 2
+    assert missing.stderr.startswith("error[E-IO-001]: catalog not found")
+
+
+def test_commands_address_catalog_sessions(workdir: Path, tmp_path: Path) -> None:
+    db = tmp_path / "catalog.duckdb"
+    assert runner.invoke(app, ["ingest", "--db", str(db), "--workdir", str(workdir)]).exit_code == 0
+    show = runner.invoke(app, ["show", "1eef", "--db", str(db)])
+    assert "session:    ses_01a21715468070018000000000001eef" in show.stdout
+    report = runner.invoke(app, ["report", "--db", str(db), "--last", "3"])
+    assert f"Sessions: 3  ({db})" in report.stdout
+    diff = runner.invoke(app, ["diff", "@7", "@1", "--db", str(db)])
+    assert diff.exit_code == 0 and "redundant calls        2                1" in diff.stdout
+    out_of_range = runner.invoke(app, ["diff", "@8", "@1", "--db", str(db)])
+    assert "@8 is out of range — workdir has 7 sessions" in out_of_range.stderr
+
+
+def test_export_round_trip(workdir: Path, tmp_path: Path) -> None:
+    out = tmp_path / "dataset"
+    result = runner.invoke(
+        app, ["export", "--parquet", str(out), "--workdir", str(workdir), "--partition-by", "date"]
+    )
+    assert result.exit_code == 0, result.output
+    assert sorted(p.name for p in (out / "events").iterdir()) == ["date=2026-11-26"]
+    # DuckDB runs the same detection over the dataset
+    con = duckdb.connect()
+    con.execute(
+        f"CREATE VIEW events AS SELECT * FROM read_parquet('{out}/events/**/*.parquet', "
+        "hive_partitioning = true)"
+    )
+    con.execute(f"CREATE VIEW tool_calls AS {queries.get('events/tool_calls').sql}")
+    columns = "trace_path, line, turn, resource, prior_line, prior_turn"
+    again = sorted(con.sql(f"SELECT {columns} FROM ({queries.get('redundant/reference').sql})")
+                   .fetchall())  # fmt: skip
+    assert again == findings(mur_trace.load(workdir=workdir))
+    stored = con.sql(
+        f"SELECT {columns} FROM read_parquet('{out}/findings/**/*.parquet', hive_partitioning = 1)"
+    ).fetchall()
+    assert sorted(stored) == again
