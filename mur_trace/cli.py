@@ -482,6 +482,41 @@ def export(
             typer.echo(f"{where}: {rows:,} rows")
 
 
+class PlotKind(StrEnum):
+    timeline = "timeline"
+    waste = "waste"
+    rate = "rate"
+
+
+@app.command()
+def plot(
+    kind: Annotated[PlotKind, typer.Argument(help="timeline (one session), waste or rate.")],
+    paths: PathsArg = None,
+    output: Annotated[
+        Path, typer.Option("--output", "-o", help="Image to write: .png or .svg.")
+    ] = Path("mur-trace.png"),
+    session: Annotated[
+        str | None, typer.Option(help="For timeline: the session (any session argument).")
+    ] = None,
+    workdir: WorkdirOpt = DEFAULT_WORKDIR,
+    db: DbOpt = None,
+    policy: PolicyOpt = Policy.reference,  # type: ignore[attr-defined]
+) -> None:
+    """Draw a session timeline, waste by tool and resource, or redundancy over time."""
+    from . import plot as plots
+
+    with _errors():
+        if kind is PlotKind.timeline:
+            path = _resolve(session, workdir, _catalog_sessions(db))
+            trace = _load([path], workdir, policy.value, db=db)
+            figure = plots.timeline(trace)
+        else:
+            trace = _load(paths, workdir, policy.value, db=db)
+            figure = getattr(plots, kind.value)(trace)
+        figure.savefig(output, dpi=120)
+    typer.echo(f"wrote {output}")
+
+
 @app.command()
 def synth(
     out: Annotated[

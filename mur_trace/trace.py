@@ -221,5 +221,31 @@ class Trace:
         """Number of analysed sessions (traces)."""
         return self.con.table("traces").filter("error_code IS NULL").count("*").fetchall()[0][0]
 
+    def _repr_html_(self) -> str:
+        """A summary for notebooks: sessions, calls, findings and waste of the policy."""
+        from html import escape
+
+        (row,) = self.sql(
+            "SELECT count(*), count(*) FILTER (WHERE complete), "
+            "coalesce(sum(tool_ok + tool_error), 0), coalesce(sum(redundant_calls), 0), "
+            "coalesce(sum(redundant_context_tokens), 0) FROM session_metrics"
+        ).fetchall()
+        sessions, complete, calls, redundant, resent = row
+        worst = self.session_metrics().order("redundant_calls DESC, session_id").limit(5)
+        items = "".join(
+            f"<tr><td><code>{escape(str(sid))}</code></td><td>{n}</td><td>{t:,}</td></tr>"
+            for sid, n, t in worst.select(
+                "session_id, redundant_calls, redundant_context_tokens"
+            ).fetchall()
+        )
+        return (
+            f"<p><b>mur-trace</b>: {sessions:,} sessions ({complete:,} complete, "
+            f"{len(self.skipped)} skipped), {calls:,} tool calls, "
+            f"<b>{redundant:,} redundant</b> ({escape(self.policy)} policy), "
+            f"{resent:,} tokens re-sent because of them.</p>"
+            "<table><tr><th>session</th><th>redundant calls</th><th>tokens re-sent</th></tr>"
+            f"{items}</table>"
+        )
+
     def __repr__(self) -> str:
         return f"<Trace: {self.session_count()} sessions, {len(self.skipped)} skipped>"

@@ -1,0 +1,130 @@
+"""Plots of a `Trace`, with matplotlib (the `plot` extra: `pip install 'mur-trace[plot]'`).
+
+matplotlib draws offline, with no JavaScript or CDN; its figures show inline in Jupyter
+and save to PNG or SVG (`fig.savefig("x.svg")`, or `mur-trace plot ... -o x.png`). Each
+function takes a `Trace`, reads its data through one query of queries/plots/, and returns
+a `matplotlib.figure.Figure` (not drawn on pyplot's global state).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from . import queries
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+    from .trace import Trace
+
+KINDS = ("timeline", "waste", "rate")
+_COLORS = {"read": "#1f77b4", "mutate": "#2ca02c", "unknown": "#7f7f7f", "redundant": "#d62728"}
+
+
+def _figure(width: float, height: float) -> Figure:
+    try:
+        from matplotlib.figure import Figure
+    except ImportError:  # pragma: no cover - depends on the environment
+        from .errors import MurTraceError
+
+        raise MurTraceError(
+            "E-CFG-003", "plots need matplotlib: pip install 'mur-trace[plot]'"
+        ) from None
+
+    class Plot(Figure):
+        """A figure that shows itself in Jupyter, with or without `%matplotlib inline`."""
+
+        def _repr_png_(self) -> bytes:
+            import io
+
+            buffer = io.BytesIO()
+            self.savefig(buffer, format="png", dpi=100)
+            return buffer.getvalue()
+
+    return Plot(figsize=(width, height), layout="constrained")
+
+
+def timeline(trace: Trace, trace_path: str | None = None, *, max_resources: int = 25) -> Figure:
+    """One session's calls by line, one row per resource: reads, changes, and redundant
+    reads in red, each linked to the read it repeats."""
+    if trace_path is None:
+        trace_path = trace.con.table("traces").order("ordinal").fetchall()[0][0]
+    rows = _records(trace.sql(queries.get("plots/timeline").sql, trace_path=trace_path))
+    order: list[str] = []
+    for row in rows:
+        if row["resource"] not in order:
+            order.append(row["resource"])
+    shown = order[:max_resources]
+    y = {resource: i for i, resource in enumerate(shown)}
+    by_line = {row["line"]: row for row in rows}
+    fig = _figure(11, max(2.5, 0.32 * len(shown) + 1.2))
+    ax = fig.add_subplot()
+    for kind, marker in (("read", "o"), ("mutate", "s"), ("unknown", "x")):
+        points = [r for r in rows if r["effect"] == kind and r["resource"] in y]
+        ax.scatter([r["line"] for r in points], [y[r["resource"]] for r in points],
+                   marker=marker, color=_COLORS[kind], label=kind, zorder=2)  # fmt: skip
+    redundant = [r for r in rows if r["prior_line"] is not None and r["resource"] in y]
+    for r in redundant:  # a bracket above the row, from the read repeated to the repeat
+        prior = by_line.get(r["prior_line"])
+        prior_y = y.get(prior["resource"], y[r["resource"]]) if prior else y[r["resource"]]
+        ax.annotate("", xy=(r["line"], y[r["resource"]] - 0.08),
+                    xytext=(r["prior_line"], prior_y - 0.08),
+                    arrowprops={"arrowstyle": "->", "color": _COLORS["redundant"], "alpha": 0.8,
+                                "connectionstyle": "bar,fraction=-0.1"})  # fmt: skip
+    ax.scatter([r["line"] for r in redundant], [y[r["resource"]] for r in redundant], s=120,
+               facecolors="none", edgecolors=_COLORS["redundant"], linewidths=2,
+               label="redundant read", zorder=3)  # fmt: skip
+    ax.set_yticks(range(len(shown)), shown)
+    ax.set_ylim(len(shown) - 0.5, -0.9)
+    ax.set_xlabel("line in trace")
+    ax.set_title(f"{trace_path}  ({trace.policy} policy)", fontsize=9)
+    ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8)
+    ax.grid(axis="x", alpha=0.3)
+    return fig
+
+
+def waste(trace: Trace, *, top: int = 12, measure: str = "output_bytes") -> Figure:
+    """What redundant calls wasted (`output_bytes`, `tokens` or `context_tokens`), by tool
+    and by resource."""
+    rows = _records(trace.sql(queries.get("plots/waste").sql))
+    fig = _figure(11, 4.5)
+    for i, dimension in enumerate(("tool", "resource")):
+        ax = fig.add_subplot(1, 2, i + 1)
+        picked = sorted((r for r in rows if r["dimension"] == dimension),
+                        key=lambda r: r[measure] or 0, reverse=True)[:top]  # fmt: skip
+        ax.barh([str(r["name"]) for r in picked], [r[measure] or 0 for r in picked],
+                color=_COLORS["redundant"])  # fmt: skip
+        ax.invert_yaxis()
+        ax.set_title(f"redundant {measure.replace('_', ' ')} by {dimension}", fontsize=10)
+        ax.tick_params(axis="y", labelsize=8)
+    return fig
+
+
+def rate(trace: Trace) -> Figure:
+    """Each session's redundancy rate (redundant calls per tool call) over time."""
+    rows = [r for r in _records(trace.sql(queries.get("plots/rate").sql)) if r["rate"] is not None]
+    fig = _figure(10, 4)
+    ax = fig.add_subplot()
+    sizes = [20 + 3 * r["tool_calls"] ** 0.5 for r in rows]
+    ax.scatter([r["created"] for r in rows], [r["rate"] for r in rows], s=sizes, alpha=0.6,
+               color=_COLORS["read"], label="session (size: tool calls)")  # fmt: skip
+    window = max(1, len(rows) // 20)
+    if len(rows) > window:
+        smooth = [
+            sum(r["rate"] for r in rows[max(0, i - window) : i + 1])
+            / len(rows[max(0, i - window) : i + 1])
+            for i in range(len(rows))
+        ]
+        ax.plot([r["created"] for r in rows], smooth, color=_COLORS["redundant"],
+                label=f"moving mean ({window + 1} sessions)")  # fmt: skip
+    ax.set_ylabel("redundant calls per tool call")
+    ax.set_title(f"redundancy rate over time ({trace.policy} policy)", fontsize=10)
+    ax.legend(fontsize=8)
+    fig.autofmt_xdate()
+    return fig
+
+
+def _records(rel: Any) -> list[dict[str, Any]]:
+    from .render import records
+
+    return list(records(rel))
