@@ -49,6 +49,16 @@ def median(cmd: list[str], repeat: int) -> tuple[float, int]:
     return statistics.median(r[0] for r in runs), max(r[1] for r in runs)
 
 
+def in_process(open_trace) -> float:
+    """Seconds to open a Trace and fetch its reference findings, inside this process."""
+    start = time.perf_counter()
+    trace = open_trace()
+    trace.redundant_calls().fetchall()
+    elapsed = time.perf_counter() - start
+    trace.con.close()
+    return elapsed
+
+
 def rust_baseline() -> str | None:
     script = BENCH / "build-rust-ref.sh"
     if not script.exists() or not shutil.which("cargo"):
@@ -61,11 +71,13 @@ def rust_baseline() -> str | None:
 
 
 def main() -> None:
+    import mur_trace
+    from mur_trace.synth import synthesize
+
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[500, 5000, 20000])
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
-    from mur_trace.synth import synthesize
 
     rust = rust_baseline()
     print(
@@ -78,6 +90,7 @@ def main() -> None:
     print(header)
     print("-" * len(header))
     show = None
+    inside: list[tuple[int, float, float]] = []
     with tempfile.TemporaryDirectory() as tmp:
         for size in args.sizes:
             out = Path(tmp) / str(size)
@@ -93,6 +106,13 @@ def main() -> None:
             db = out / "catalog.duckdb"
             ingest, _ = run([*MUR, "ingest", "--db", str(db), "--workdir", str(workdir)])
             warm, _ = median([*MUR, "redundant", "--db", str(db), "-f", "csv"], args.repeat)
+            cold_q = statistics.median(
+                in_process(lambda w=workdir: mur_trace.load(workdir=w)) for _ in range(args.repeat)
+            )
+            warm_q = statistics.median(
+                in_process(lambda d=db: mur_trace.load(db=d)) for _ in range(args.repeat)
+            )
+            inside.append((size, cold_q, warm_q))
             print(f"{size:>8,} {mb:>6.0f} {events:>9,} | {cold:>7.2f} {python:>7.2f} "
                   f"{compiled:>7.2f} {ingest:>7.2f} {warm:>7.2f} | {cold / compiled:>9.2f} "
                   f"{cold / python:>7.2f} {cold / warm:>9.1f} {cold / size * 1000:>8.3f} "

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 
 import duckdb
+import pyarrow as pa
 
 from .catalog import OVERRIDES, narrow, open_catalog
 from .effects import read_effects
@@ -19,6 +21,9 @@ from .errors import MurTraceError
 from .load import POLICIES, RULES, Skipped, create_macros, create_settings, load_traces
 from .sessions import discover
 from .trace import Report, SessionShow, Trace
+
+#: Traces loaded at a time by `find_redundant`: bounds its memory, whatever the fleet.
+BATCH = 2500
 
 __all__ = [
     "POLICIES",
@@ -28,6 +33,8 @@ __all__ = [
     "SessionShow",
     "Skipped",
     "Trace",
+    "Findings",
+    "find_redundant",
     "load",
 ]
 __version__ = "0.1.0"
@@ -76,3 +83,53 @@ def load(
     if effects is not None:
         trace.set_effects(read_effects(effects))
     return trace
+
+
+@dataclass(frozen=True)
+class Findings:
+    """The redundant calls of many sessions, with how many were analysed or skipped."""
+
+    relation: duckdb.DuckDBPyRelation
+    sessions: int
+    skipped: list[Skipped]
+
+
+def find_redundant(
+    paths: Iterable[str | os.PathLike[str]] | None = None,
+    *,
+    workdir: str | os.PathLike[str] | None = None,
+    db: str | os.PathLike[str] | None = None,
+    policy: str = "reference",
+    rules: dict[str, bool] | None = None,
+    effects: str | os.PathLike[str] | None = None,
+    batch: int = BATCH,
+) -> Findings:
+    """The redundant calls of every session `paths` (or `workdir`, or the catalog `db`) name.
+
+    A finding depends on its own trace only, so traces are loaded `batch` at a time and
+    each batch's findings kept: memory stays bounded whatever the number of sessions.
+    Arguments as for `load`; the result's relation has the policy's finding schema.
+    """
+    if db is not None:
+        trace = load(paths, db=db, policy=policy, rules=rules, effects=effects)
+        return Findings(trace.redundant_calls(), trace.session_count(), trace.skipped)
+    files = discover(paths, Path(workdir) if workdir is not None else None)
+    declared = read_effects(effects) if effects is not None else None
+    parts, skipped, sessions = [], [], 0
+    for start in range(0, len(files), batch):
+        con = duckdb.connect()
+        left_out = load_traces(con, files[start : start + batch])
+        skipped += left_out
+        if len(left_out) < len(files[start : start + batch]):
+            trace = Trace(con, left_out, policy)
+            if rules:
+                trace.set_rules(rules)
+            if declared is not None:
+                trace.set_effects(declared)
+            parts.append(trace.redundant_calls().to_arrow_table())
+            sessions += trace.session_count()
+        con.close()
+    if len(skipped) == len(files):
+        raise MurTraceError(skipped[0].code, skipped[0].message)
+    table = pa.concat_tables(parts)
+    return Findings(duckdb.connect().from_arrow(table), sessions, skipped)

@@ -16,7 +16,7 @@ from typing import Annotated, TextIO
 import duckdb
 import typer
 
-from . import load
+from . import find_redundant, load
 from .errors import E_IO_003, E_TRC_002, MurTraceError
 from .load import POLICIES, RULES, rule_doc
 from .render import (
@@ -224,9 +224,12 @@ def redundant(
         raise typer.BadParameter("--format parquet needs --output FILE", param_hint="--output")
     rules = _rules(rule, no_rule)
     with _errors():
-        trace = _load(paths, workdir, policy.value, rules, effects, db)
-        findings = trace.redundant_calls(policy.value)
-        _write_findings(findings, trace.session_count(), fmt, output)
+        found = find_redundant(
+            paths, workdir=workdir, db=db, policy=policy.value, rules=rules, effects=effects
+        )
+        for skipped in found.skipped:
+            typer.echo(f"warning[{skipped.code}]: skipped {skipped.message}", err=True)
+        _write_findings(found.relation, found.sessions, fmt, output)
 
 
 def _write_findings(
