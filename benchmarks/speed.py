@@ -122,6 +122,12 @@ def main() -> None:
                 show_s, _ = median([*MUR, "show", str(session / "trace.jsonl")], 5)
                 bare, _ = median([sys.executable, "-c", "import duckdb"], 5)
                 show = (show_s, bare)
+    print("\nin one process (no start-up, no output): open + reference findings")
+    for size, cold_q, warm_q in inside:
+        print(
+            f"{size:>8,} sessions: from the traces {cold_q:.3f}s, from the catalog "
+            f"{warm_q:.3f}s, ratio {cold_q / warm_q:.1f}"
+        )
     print(
         f"\nshow one session: {show[0]:.3f}s; python -c 'import duckdb': {show[1]:.3f}s; "
         f"ratio {show[0] / show[1]:.2f}"
