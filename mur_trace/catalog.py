@@ -25,7 +25,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import duckdb
-import pyarrow as pa
 
 from .errors import E_IO_001, E_IO_003, MurTraceError
 from .load import Relations, Skipped, load_traces
@@ -180,6 +179,8 @@ def ingest(
     roots = [Path(p) for p in paths or []] or [Path(workdir or "workdir")]
     files = [os.path.abspath(f) for f in discover(paths, Path(workdir) if workdir else None)]
     # a file named twice, once relative and once absolute, is one trace
+    import pyarrow as pa  # only ingest needs it: importing it costs every command 80 ms
+
     report = IngestReport()
     cat = _connect(db, read_only=False)
     try:
