@@ -8,7 +8,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -102,22 +102,25 @@ def find_redundant(
     rules: dict[str, bool] | None = None,
     effects: str | os.PathLike[str] | None = None,
     batch: int = BATCH,
+    progress: Callable[[int, int, int], None] | None = None,
 ) -> Findings:
     """The redundant calls of every session `paths` (or `workdir`, or the catalog `db`) name.
 
     A finding depends on its own trace only, so traces are loaded `batch` at a time and
     each batch's findings kept: memory stays bounded whatever the number of sessions.
     Arguments as for `load`; the result's relation has the policy's finding schema.
+    `progress(files_done, files_total, events)` is called after each batch.
     """
     if db is not None:
         trace = load(paths, db=db, policy=policy, rules=rules, effects=effects)
         return Findings(trace.redundant_calls(), trace.session_count(), trace.skipped)
     files = discover(paths, Path(workdir) if workdir is not None else None)
     declared = read_effects(effects) if effects is not None else None
-    parts, skipped, sessions = [], [], 0
+    parts, skipped, sessions, events = [], [], 0, 0
     for start in range(0, len(files), batch):
         con = duckdb.connect()
         left_out = load_traces(con, files[start : start + batch])
+        events += con.table("events").count("*").fetchall()[0][0]
         skipped += left_out
         if len(left_out) < len(files[start : start + batch]):
             trace = Trace(con, left_out, policy)
@@ -128,6 +131,8 @@ def find_redundant(
             parts.append(trace.redundant_calls().to_arrow_table())
             sessions += trace.session_count()
         con.close()
+        if progress:
+            progress(min(start + batch, len(files)), len(files), events)
     if len(skipped) == len(files):
         raise MurTraceError(skipped[0].code, skipped[0].message)
     import pyarrow as pa  # imported when needed: it costs every command 80 ms

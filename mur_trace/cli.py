@@ -225,7 +225,13 @@ def redundant(
     rules = _rules(rule, no_rule)
     with _errors():
         found = find_redundant(
-            paths, workdir=workdir, db=db, policy=policy.value, rules=rules, effects=effects
+            paths,
+            workdir=workdir,
+            db=db,
+            policy=policy.value,
+            rules=rules,
+            effects=effects,
+            progress=Progress("redundant"),
         )
         for skipped in found.skipped:
             typer.echo(f"warning[{skipped.code}]: skipped {skipped.message}", err=True)

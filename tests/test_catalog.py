@@ -187,3 +187,34 @@ def test_export_round_trip(workdir: Path, tmp_path: Path) -> None:
         f"SELECT {columns} FROM read_parquet('{out}/findings/**/*.parquet', hive_partitioning = 1)"
     ).fetchall()
     assert sorted(stored) == again
+
+
+def test_progress_shows_on_a_terminal_only() -> None:
+    import io
+
+    from mur_trace.render import Progress
+
+    piped = io.StringIO()
+    Progress("ingest", piped)(500, 1000, 60_000)
+    assert piped.getvalue() == ""
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    terminal = Terminal()
+    progress = Progress("ingest", terminal)
+    progress(500, 1000, 60_000)
+    progress(1000, 1000, 120_000)
+    lines = terminal.getvalue().split("\r")[1:]
+    assert lines[0].startswith("ingest [############............] 500/1,000 files, 60,000 events")
+    assert lines[1].startswith("ingest [########################] 1,000/1,000 files, 120,000")
+    assert lines[1].endswith("events/s\n")
+
+
+def test_find_redundant_in_batches_equals_one_load(sample_workdir: Path) -> None:
+    whole = findings(mur_trace.load(workdir=sample_workdir))
+    batched = mur_trace.find_redundant(workdir=sample_workdir, batch=2)
+    columns = "trace_path, line, turn, resource, prior_line, prior_turn"
+    assert batched.sessions == 7
+    assert sorted(batched.relation.select(columns).fetchall()) == whole
