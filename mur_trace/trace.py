@@ -225,11 +225,7 @@ class Trace:
         """A summary for notebooks: sessions, calls, findings and waste of the policy."""
         from html import escape
 
-        (row,) = self.sql(
-            "SELECT count(*), count(*) FILTER (WHERE complete), "
-            "coalesce(sum(tool_ok + tool_error), 0), coalesce(sum(redundant_calls), 0), "
-            "coalesce(sum(redundant_context_tokens), 0) FROM session_metrics"
-        ).fetchall()
+        (row,) = self.sql(queries.get("metrics/summary").sql).fetchall()
         sessions, complete, calls, redundant, resent = row
         worst = self.session_metrics().order("redundant_calls DESC, session_id").limit(5)
         items = "".join(
