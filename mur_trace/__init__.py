@@ -17,7 +17,15 @@ import duckdb
 from .catalog import OVERRIDES, narrow, open_catalog
 from .effects import read_effects
 from .errors import MurTraceError
-from .load import POLICIES, RULES, Skipped, create_macros, create_settings, load_traces
+from .load import (
+    POLICIES,
+    RULES,
+    Skipped,
+    create_macros,
+    create_settings,
+    load_traces,
+    skipped_traces,
+)
 from .sessions import discover
 from .trace import Report, SessionShow, Trace
 
@@ -59,29 +67,20 @@ def load(
     `rules` switches context rules on or off by name (`{"shell_inference": False}`);
     `effects` names an effects file (see `mur_trace.effects`).
     """
+    declared = read_effects(effects) if effects is not None else None
     if db is not None:
         con = open_catalog(db)
         create_settings(con)
         create_macros(con)
-        rows = con.execute(
-            "SELECT trace_path, error_code, error FROM traces WHERE error_code IS NOT NULL"
-        ).fetchall()
         if paths is not None:
             narrow(con, [os.path.abspath(p) for p in paths])  # trace files of the catalog
-        trace = Trace(con, [Skipped(*row) for row in rows], policy, OVERRIDES)
-    else:
-        files = discover(paths, Path(workdir) if workdir is not None else None)
-        con = duckdb.connect()
-        skipped = load_traces(con, files)
-        if len(skipped) == len(files):
-            first = skipped[0]
-            raise MurTraceError(first.code, first.message)
-        trace = Trace(con, skipped, policy)
-    if rules:
-        trace.set_rules(rules)
-    if effects is not None:
-        trace.set_effects(read_effects(effects))
-    return trace
+        return Trace(con, skipped_traces(con), policy, OVERRIDES, rules=rules, effects=declared)
+    files = discover(paths, Path(workdir) if workdir is not None else None)
+    con = duckdb.connect()
+    skipped = load_traces(con, files)
+    if len(skipped) == len(files):
+        raise MurTraceError(skipped[0].code, skipped[0].message)
+    return Trace(con, skipped, policy, rules=rules, effects=declared)
 
 
 @dataclass(frozen=True)
@@ -123,11 +122,7 @@ def find_redundant(
         events += con.table("events").count("*").fetchall()[0][0]
         skipped += left_out
         if len(left_out) < len(files[start : start + batch]):
-            trace = Trace(con, left_out, policy)
-            if rules:
-                trace.set_rules(rules)
-            if declared is not None:
-                trace.set_effects(declared)
+            trace = Trace(con, left_out, policy, rules=rules, effects=declared)
             parts.append(trace.redundant_calls().to_arrow_table())
             sessions += trace.session_count()
         con.close()

@@ -184,6 +184,7 @@ def ingest(
     report = IngestReport()
     cat = _connect(db, read_only=False)
     try:
+        cat.execute("BEGIN TRANSACTION")  # a killed ingest, --rebuild too, changes nothing
         if rebuild:
             for table in _tables(cat):
                 cat.execute(f"DROP TABLE {table}")
@@ -226,7 +227,6 @@ def ingest(
         ]
         report.deleted = len(gone)
 
-        cat.execute("BEGIN TRANSACTION")
         if exists:
             _remove(cat, gone, [*STORED, "trace_files"])
         mem = duckdb.connect()

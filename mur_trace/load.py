@@ -8,7 +8,8 @@ files. Loading defines:
 - `events`: one row per event of the traces that can be analysed;
 - `context_rules` (one row per rule of queries/rules/, all enabled) and `declared_effects`
   (the user's effects file, empty by default): the settings of the context policy;
-- the views of queries/ over them, in dependency order (VIEWS).
+- the macros of queries/functions/; the views of queries/ (VIEWS, MATERIALISED) are
+  created on first use by `Relations`.
 """
 
 from __future__ import annotations
@@ -218,6 +219,11 @@ def load_traces(con: duckdb.DuckDBPyConnection, trace_paths: Sequence[str]) -> l
     con.execute("ALTER TABLE lines RENAME TO events")
     create_settings(con)
     create_macros(con)
+    return skipped_traces(con)
+
+
+def skipped_traces(con: duckdb.DuckDBPyConnection) -> list[Skipped]:
+    """The traces of `traces` that cannot be analysed, with why."""
     rows = (
         con.table("traces")
         .filter("error_code IS NOT NULL")

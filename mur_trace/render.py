@@ -284,6 +284,15 @@ def show_data(view: Any) -> dict[str, Any]:
     }
 
 
+def _calls_summary(m: dict[str, Any], total: str, kind: str) -> list[str]:
+    """`count:` and `latency:` of tool or skill calls, as `show` prints them."""
+    return [
+        f"count:      {m[total]}  ({m[f'{kind}_ok']} ok, {m[f'{kind}_error']} error)"
+        f"  success {m[f'{kind}_success_pct'] or 0:.1f}%",
+        f"latency:    avg {_opt_duration(m[f'avg_{kind}_ms'])}",
+    ]
+
+
 def show_text(data: dict[str, Any]) -> str:
     """`mur trace show`'s sections, in its order and line formats."""
     m = data["metrics"]
@@ -310,11 +319,7 @@ def show_text(data: dict[str, Any]) -> str:
     if not m["total_tool_calls"]:
         out.append("count:      0")
     else:
-        out.append(
-            f"count:      {m['total_tool_calls']}  ({m['tool_ok']} ok, {m['tool_error']} error)"
-            f"  success {m['tool_success_pct'] or 0:.1f}%"
-        )
-        out.append(f"latency:    avg {_opt_duration(m['avg_tool_ms'])}")
+        out += _calls_summary(m, "total_tool_calls", "tool")
         for turn in data["tool_turns"]:
             if turn["calls"]:
                 parts = [
@@ -334,11 +339,7 @@ def show_text(data: dict[str, Any]) -> str:
     if not m["skill_calls"]:
         out.append("count:      0")
     else:
-        out.append(
-            f"count:      {m['skill_calls']}  ({m['skill_ok']} ok, {m['skill_error']} error)"
-            f"  success {m['skill_success_pct'] or 0:.1f}%"
-        )
-        out.append(f"latency:    avg {_opt_duration(m['avg_skill_ms'])}")
+        out += _calls_summary(m, "skill_calls", "skill")
         for turn in data["skill_turns"]:
             parts = [
                 f"{c['name']} {duration(c['duration_ms'])} {_icon(c['status'])}"

@@ -10,7 +10,7 @@ import duckdb
 from . import queries
 from .effects import Effect
 from .errors import E_TRC_001, MurTraceError
-from .load import Relations, Skipped, findings_view, set_effects, set_rules
+from .load import ACTIVE_FINDINGS, Relations, Skipped, findings_view, set_effects, set_rules
 
 
 def _where(rel: duckdb.DuckDBPyRelation, column: str, value: Any) -> duckdb.DuckDBPyRelation:
@@ -57,12 +57,19 @@ class Trace:
         skipped: list[Skipped],
         policy: str = "reference",
         overrides: dict[str, str] | None = None,
+        *,
+        rules: dict[str, bool] | None = None,
+        effects: list[Effect] | None = None,
     ) -> None:
         self.con = con
         #: Traces that could not be read and were left out, with the reason.
         self.skipped = skipped
         self._relations = Relations(con, overrides)
         self.policy = policy
+        if rules:
+            set_rules(con, rules)
+        if effects is not None:
+            set_effects(con, effects)
 
     @property
     def policy(self) -> str:
@@ -72,9 +79,9 @@ class Trace:
     @policy.setter
     def policy(self, policy: str) -> None:
         findings_view(policy)  # refuses an unknown policy
-        if policy != self._relations.policy or "redundant_calls" in self._relations.created:
-            self._relations.use_policy(policy)
         self._relations.policy = policy
+        if ACTIVE_FINDINGS in self._relations.created:  # else made when first needed
+            self._relations.use_policy(policy)
 
     @property
     def rules(self) -> duckdb.DuckDBPyRelation:

@@ -9,9 +9,9 @@
 -- into the trace's error and loading drops the trace). `state_effect` and `resource_id`
 -- are kept only when the line holds them as JSON strings: anything else is "not declared"
 -- (SPEC sections 1 and 3). Unknown keys are dropped; unknown event types are kept.
--- Reads the files named by the variable `trace_files` (SET VARIABLE), so that the query
--- can also stand as a view: loading either stores it (then drops bad rows in place) or,
--- for a single pass over many files, reads through it (queries/load/events.sql).
+-- Reads the files named by the variable `trace_files` (SET VARIABLE). Loading stores the
+-- result as `lines`, judges the traces from it (traces.sql), drops the rows of bad traces
+-- and fills missing session ids in place, and renames what is left `events`.
 -- @column trace_path   VARCHAR  The trace file, as given.
 -- @column line         BIGINT   1-based line number counting blank lines (what an editor shows).
 -- @column problem      VARCHAR  NULL for a readable event; otherwise what is wrong with the line.
