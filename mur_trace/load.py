@@ -36,7 +36,6 @@ MACROS: dict[str, tuple[str, str]] = {
 #: Relation name -> query name. Each is created when first needed, after what it uses
 #: (Relations.ensure): a command pays only for the views it reads.
 VIEWS: dict[str, str] = {
-    "tool_calls": "events/tool_calls",
     "sessions": "events/sessions",
     "call_waste": "context/waste",
     **{f"rule_{rule}": f"rules/{rule}" for rule in RULES},
@@ -52,12 +51,18 @@ VIEWS: dict[str, str] = {
     "task_report": "metrics/task_report",
 }
 
-#: The context stage is materialised (temporary tables, rebuilt when rules or effects
-#: change): planning the whole policy as one nested query costs more than running it.
+#: Materialised relations (temporary tables). Identity resolution is computed once: as a
+#: view its path guess ran twice, once under the `resource IS NOT NULL` filter DuckDB
+#: pushes down and once for the value. The context stage is rebuilt when rules or effects
+#: change: planning the whole policy as one nested query costs more than running it.
 MATERIALISED: dict[str, str] = {
+    "tool_calls": "events/tool_calls",
     "context_observations": "context/observations",
     "path_ancestors": "context/path_ancestors",
 }
+
+#: The materialised relations that depend on the rules and effects settings.
+CONTEXT_STAGE: tuple[str, ...] = ("context_observations", "path_ancestors")
 
 #: What `redundant_calls` (the active policy's findings, which the metrics count) needs.
 ACTIVE_FINDINGS = "redundant_calls"
@@ -143,7 +148,9 @@ class Relations:
         self.con = con
         self.sources = {name: queries.get(query).sql for name, query in VIEWS.items()}
         self.sources |= overrides or {}
-        self.materialised = {name: queries.get(q).sql for name, q in MATERIALISED.items()}
+        self.materialised = {
+            name: queries.get(q).sql for name, q in MATERIALISED.items() if name not in self.sources
+        }
         self.created: set[str] = set()
         self.policy = "reference"
 
@@ -194,8 +201,8 @@ class Relations:
 
     def rebuild(self) -> None:
         """Recompute the materialised context stage after a change of rules or effects."""
-        for name in self.materialised:
-            if name in self.created:
+        for name in CONTEXT_STAGE:
+            if name in self.created and name in self.materialised:
                 self.con.execute(
                     f"CREATE OR REPLACE TEMP TABLE {name} AS {self.materialised[name]}"
                 )

@@ -22,11 +22,36 @@
 -- @column duration_ms     BIGINT   Wall time of the call.
 -- @column timestamp       BIGINT   Unix ms, as written (NULL in older traces).
 -- @column task_id         VARCHAR  Task of the call, on newer runtimes.
-WITH calls AS (
+WITH candidates AS (
     SELECT
         *,
         CASE WHEN json_type(input) = 'OBJECT' THEN
-            list_sort(list_filter(
+            list_filter(
+                json_keys(input),
+                lambda k: lower(k) IN ('path', 'file', 'file_path', 'filepath', 'filename')
+            )
+        END AS path_keys
+    FROM events
+    WHERE event_type = 'tool_call'
+),
+calls AS (
+    SELECT
+        *,
+        CASE
+            WHEN len(path_keys) = 0 THEN NULL
+            -- the usual case, every candidate key lower-case and written once: read the
+            -- five fields straight and take the first string in priority order
+            WHEN path_keys = list_transform(path_keys, lambda k: lower(k))
+                AND len(list_distinct(path_keys)) = len(path_keys)
+                THEN coalesce(
+                    CASE WHEN json_type(fields.path) = 'VARCHAR' THEN fields.path ->> '$' END,
+                    CASE WHEN json_type(fields.file) = 'VARCHAR' THEN fields.file ->> '$' END,
+                    CASE WHEN json_type(fields.file_path) = 'VARCHAR' THEN fields.file_path ->> '$' END,
+                    CASE WHEN json_type(fields.filepath) = 'VARCHAR' THEN fields.filepath ->> '$' END,
+                    CASE WHEN json_type(fields.filename) = 'VARCHAR' THEN fields.filename ->> '$' END
+                )
+            -- otherwise rank every entry by (priority, key) and take the first string
+            ELSE list_sort(list_filter(
                 list_transform(
                     map_entries(json_transform(input, '"MAP(VARCHAR, JSON)"')),
                     lambda e: {
@@ -41,8 +66,15 @@ WITH calls AS (
                 lambda c: c.priority IS NOT NULL AND json_type(c.value) = 'VARCHAR'
             ))[1].value ->> '$'
         END AS guessed_path
-    FROM events
-    WHERE event_type = 'tool_call'
+    FROM (
+        SELECT
+            *,
+            CASE WHEN len(path_keys) > 0 THEN json_transform(input, '{
+                "path": "JSON", "file": "JSON", "file_path": "JSON", "filepath": "JSON",
+                "filename": "JSON"
+            }') END AS fields
+        FROM candidates
+    )
 )
 SELECT
     trace_path,

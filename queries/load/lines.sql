@@ -38,7 +38,10 @@ split AS (
         FROM files
         WHERE text IS NOT NULL
     )
-    WHERE trim(raw, ' ' || chr(9) || chr(13)) <> ''
+    -- a blank line holds only spaces, tabs and carriage returns (all below '!'); trimming
+    -- every line costs more than parsing it, so only lines that start below '!' (strings
+    -- compare bytewise) are trimmed
+    WHERE CASE WHEN raw >= '!' THEN true ELSE trim(raw, ' ' || chr(9) || chr(13)) <> '' END
 ),
 parsed AS (
     SELECT
