@@ -21,10 +21,12 @@ from .load import (
     POLICIES,
     RULES,
     Skipped,
+    TraceWarning,
     create_macros,
     create_settings,
     load_traces,
     skipped_traces,
+    trace_warnings,
 )
 from .sessions import discover
 from .trace import Report, SessionShow, Trace
@@ -39,6 +41,7 @@ __all__ = [
     "Report",
     "SessionShow",
     "Skipped",
+    "TraceWarning",
     "Trace",
     "Findings",
     "find_redundant",
@@ -90,6 +93,7 @@ class Findings:
     relation: duckdb.DuckDBPyRelation
     sessions: int
     skipped: list[Skipped]
+    warnings: list[TraceWarning]
 
 
 def find_redundant(
@@ -112,15 +116,18 @@ def find_redundant(
     """
     if db is not None:
         trace = load(paths, db=db, policy=policy, rules=rules, effects=effects)
-        return Findings(trace.redundant_calls(), trace.session_count(), trace.skipped)
+        return Findings(
+            trace.redundant_calls(), trace.session_count(), trace.skipped, trace.warnings
+        )
     files = discover(paths, Path(workdir) if workdir is not None else None)
     declared = read_effects(effects) if effects is not None else None
-    parts, skipped, sessions, events = [], [], 0, 0
+    parts, skipped, warnings, sessions, events = [], [], [], 0, 0
     for start in range(0, len(files), batch):
         con = duckdb.connect()
         left_out = load_traces(con, files[start : start + batch])
         events += con.table("events").count("*").fetchall()[0][0]
         skipped += left_out
+        warnings += trace_warnings(con)
         if len(left_out) < len(files[start : start + batch]):
             trace = Trace(con, left_out, policy, rules=rules, effects=declared)
             parts.append(trace.redundant_calls().to_arrow_table())
@@ -133,4 +140,4 @@ def find_redundant(
     import pyarrow as pa  # imported when needed: it costs every command 80 ms
 
     table = pa.concat_tables(parts)
-    return Findings(duckdb.connect().from_arrow(table), sessions, skipped)
+    return Findings(duckdb.connect().from_arrow(table), sessions, skipped, warnings)

@@ -27,11 +27,11 @@ from pathlib import Path
 import duckdb
 
 from .errors import E_IO_001, E_IO_003, MurTraceError
-from .load import Relations, Skipped, load_traces
+from .load import Relations, Skipped, TraceWarning, check_files, load_traces, trace_warnings
 from .sessions import discover
 
 #: Version of the catalog's tables. A catalog of an older version must be rebuilt.
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: traces.warning (torn last lines)
 LOCK_WAIT = 30.0
 BATCH = 1000
 
@@ -53,6 +53,7 @@ class IngestReport:
     deleted: int = 0
     events: int = 0
     skipped: list[Skipped] = field(default_factory=list)
+    warnings: list[TraceWarning] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -197,7 +198,11 @@ def ingest(
         changed: list[str] = []
         appended_from: dict[str, int] = {}
         states: dict[str, _FileState] = {}
+        report.skipped += check_files(files)
+        unreadable = {s.trace_path for s in report.skipped}
         for path in files:
+            if path in unreadable:  # named in the report; what the catalog holds stays
+                continue
             old = known.get(path)
             stat = os.stat(path)
             if old and (old.size, old.mtime_ns) == (stat.st_size, stat.st_mtime_ns):
@@ -234,6 +239,7 @@ def ingest(
             batch = changed[start : start + BATCH]
             skipped = load_traces(mem, batch)
             report.skipped += skipped
+            report.warnings += trace_warnings(mem)
             relations = Relations(mem)
             offsets = pa.table(
                 {"trace_path": batch, "after": [appended_from.get(p, 0) for p in batch]}

@@ -18,7 +18,7 @@ import typer
 
 from . import find_redundant, load
 from .errors import E_IO_003, E_TRC_002, MurTraceError
-from .load import POLICIES, RULES, rule_doc
+from .load import POLICIES, RULES, Skipped, TraceWarning, rule_doc
 from .render import (
     DocFormat,
     Format,
@@ -105,6 +105,14 @@ SessionArg = Annotated[
         show_default=False,
     ),
 ]
+StrictOpt = Annotated[
+    bool,
+    typer.Option(
+        "--strict",
+        help="Fail (exit 2) when any session cannot be read in full, instead of skipping it "
+        "with a warning.",
+    ),
+]
 OutputOpt = Annotated[
     Path | None,
     typer.Option("--output", "-o", help="Write to this file (required for parquet)."),
@@ -171,6 +179,17 @@ def _rules(rule: list[str] | None, no_rule: list[str] | None) -> dict[str, bool]
     return wanted
 
 
+def _notify(skipped: list[Skipped], warnings: list[TraceWarning], strict: bool = False) -> None:
+    """Name each trace left out or read in part on stderr; with `strict`, fail on the first."""
+    for left_out in skipped:
+        typer.echo(f"warning[{left_out.code}]: skipped {left_out.message}", err=True)
+    for warning in warnings:
+        typer.echo(f"warning[{warning.code}]: {warning.message}", err=True)
+    if strict and (skipped or warnings):
+        first = (skipped or warnings)[0]
+        raise MurTraceError(first.code, f"{first.message} (--strict)")
+
+
 def _load(
     paths: list[Path] | None,
     workdir: Path,
@@ -178,10 +197,10 @@ def _load(
     rules: dict[str, bool] | None = None,
     effects: Path | None = None,
     db: Path | None = None,
+    strict: bool = False,
 ) -> Trace:
     trace = load(paths, workdir=workdir, db=db, policy=policy, rules=rules, effects=effects)
-    for skipped in trace.skipped:
-        typer.echo(f"warning[{skipped.code}]: skipped {skipped.message}", err=True)
+    _notify(trace.skipped, trace.warnings, strict)
     return trace
 
 
@@ -212,6 +231,7 @@ def redundant(
     db: DbOpt = None,
     fmt: FormatOpt = Format.text,
     output: OutputOpt = None,
+    strict: StrictOpt = False,
     list_rules: Annotated[
         bool,
         typer.Option(
@@ -233,8 +253,7 @@ def redundant(
             effects=effects,
             progress=Progress("redundant"),
         )
-        for skipped in found.skipped:
-            typer.echo(f"warning[{skipped.code}]: skipped {skipped.message}", err=True)
+        _notify(found.skipped, found.warnings, strict)
         _write_findings(found.relation, found.sessions, fmt, output)
 
 
@@ -265,12 +284,13 @@ def loops(
     db: DbOpt = None,
     fmt: FormatOpt = Format.text,
     output: OutputOpt = None,
+    strict: StrictOpt = False,
 ) -> None:
     """Find loops: the same call repeated with nothing changed, and retries after failures."""
     if fmt is Format.parquet and output is None:
         raise typer.BadParameter("--format parquet needs --output FILE", param_hint="--output")
     with _errors():
-        trace = _load(paths, workdir, db=db)
+        trace = _load(paths, workdir, db=db, strict=strict)
         _write_findings(
             trace.loops(window), trace.session_count(), fmt, output, noun="loop", verb="repeats"
         )
@@ -295,6 +315,7 @@ def check(
     ] = None,
     db: DbOpt = None,
     fmt: DocFormatOpt = DocFormat.text,
+    strict: StrictOpt = False,
 ) -> None:
     """A CI gate: exit 1 and list the sessions over a threshold."""
     if max_redundant is None and max_rate is None and max_context_tokens is None:
@@ -303,7 +324,7 @@ def check(
         )
     rules = _rules(rule, no_rule)
     with _errors():
-        trace = _load(paths, workdir, policy.value, rules, effects, db)
+        trace = _load(paths, workdir, policy.value, rules, effects, db, strict)
         failures = list(
             records(
                 trace.check(
@@ -426,6 +447,7 @@ def report(
     effects: EffectsOpt = None,
     db: DbOpt = None,
     fmt: DocFormatOpt = DocFormat.text,
+    strict: StrictOpt = False,
 ) -> None:
     """Statistics across sessions: mean, stddev, min, max per metric; exit statuses."""
     rules = _rules(rule, no_rule)
@@ -435,10 +457,9 @@ def report(
         paths = select_sessions(sessions or [], workdir, last=last, since=since, known=names)
         if known is not None:
             paths = [Path(known.get(p.parent.name, p)) for p in paths]
-        trace = _load(paths, workdir, policy.value, rules, effects, db)
+        trace = _load(paths, workdir, policy.value, rules, effects, db, strict)
         result = trace.report()
-        for skipped in result.incomplete:
-            typer.echo(f"warning[{skipped.code}]: skipped {skipped.message}", err=True)
+        _notify(result.incomplete, [], strict)
         data = report_data(result, str(db or workdir))
         typer.echo(report_text(data) if fmt is DocFormat.text else json_document(data), nl=False)
 
@@ -453,6 +474,7 @@ def ingest(
     rebuild: Annotated[
         bool, typer.Option(help="Drop what the catalog holds and read every trace again.")
     ] = False,
+    strict: StrictOpt = False,
 ) -> None:
     """Store traces in a catalog; again, add only what changed since."""
     from .catalog import ingest as ingest_traces
@@ -461,9 +483,8 @@ def ingest(
         report = ingest_traces(
             db, paths, workdir=workdir, rebuild=rebuild, progress=Progress("ingest")
         )
-        for skipped in report.skipped:
-            typer.echo(f"warning[{skipped.code}]: skipped {skipped.message}", err=True)
         typer.echo(ingest_text(report, db), nl=False)
+        _notify(report.skipped, report.warnings, strict)
 
 
 class PartitionBy(StrEnum):
@@ -481,10 +502,11 @@ def export(
     partition_by: Annotated[
         PartitionBy | None, typer.Option(help="Hive-partition the tables by this column.")
     ] = None,
+    strict: StrictOpt = False,
 ) -> None:
     """Write the events and the findings as a Parquet dataset for Spark, Trino, DuckDB."""
     with _errors():
-        trace = _load(paths, workdir, policy.value, db=db)
+        trace = _load(paths, workdir, policy.value, db=db, strict=strict)
         for name, rel in trace.export_tables().items():
             where = parquet / name
             rows = write_dataset(rel, where, partition_by.value if partition_by else None)

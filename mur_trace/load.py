@@ -14,13 +14,16 @@ files. Loading defines:
 
 from __future__ import annotations
 
+import os
 import re
+import stat
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import duckdb
 
 from . import queries
+from .errors import E_IO_001, E_IO_003, E_TRC_001
 
 #: Redundancy policies: `--policy NAME` reads the view `redundant_NAME`.
 POLICIES: tuple[str, ...] = ("reference", "context")
@@ -75,6 +78,37 @@ class Skipped:
     trace_path: str
     code: str
     message: str
+
+
+@dataclass(frozen=True)
+class TraceWarning:
+    """A trace analysed with a caveat (its torn last line left out), and why."""
+
+    trace_path: str
+    code: str
+    message: str
+
+
+def check_files(paths: Iterable[str]) -> list[Skipped]:
+    """The trace files that cannot be read as files: missing, a directory, a link loop, a
+    device or pipe (reading one could block forever). One `stat` per file, no reading."""
+    problems = []
+    for path in paths:
+        try:
+            mode = os.stat(path).st_mode
+        except FileNotFoundError:
+            problems.append(Skipped(path, E_IO_001, f"trace file not found: {path}"))
+            continue
+        except OSError as exc:
+            problems.append(Skipped(path, E_IO_003, f"failed to read {path}: {exc.strerror}"))
+            continue
+        if stat.S_ISDIR(mode):
+            problems.append(Skipped(path, E_IO_003, f"failed to read {path}: is a directory"))
+        elif not stat.S_ISREG(mode):
+            problems.append(Skipped(path, E_IO_003, f"failed to read {path}: not a regular file"))
+        elif not os.access(path, os.R_OK):
+            problems.append(Skipped(path, E_IO_003, f"failed to read {path}: permission denied"))
+    return problems
 
 
 def findings_view(policy: str) -> str:
@@ -211,10 +245,22 @@ class Relations:
 def load_traces(con: duckdb.DuckDBPyConnection, trace_paths: Sequence[str]) -> list[Skipped]:
     """Read `trace_paths` into `traces` and `events`; return the traces that were left out.
 
-    The lines are parsed once into a table; the traces are judged from it; the rows of bad
-    traces are dropped and missing session ids filled in place; what is left is `events`.
+    Files that cannot be opened are judged first (`check_files`); the others are parsed
+    once into a table; the traces are judged from it; the rows of bad traces are dropped
+    and missing session ids filled in place; what is left is `events`.
     """
+    problems = check_files(trace_paths)
+    unreadable = {p.trace_path for p in problems}
     con.execute("SET VARIABLE trace_files = $paths", {"paths": list(trace_paths)})
+    con.execute(
+        "SET VARIABLE readable_files = $paths::VARCHAR[]",
+        {"paths": [p for p in trace_paths if p not in unreadable]},
+    )
+    con.execute(
+        "SET VARIABLE file_errors = "
+        "$errors::STRUCT(trace_path VARCHAR, code VARCHAR, message VARCHAR)[]",
+        {"errors": [vars(p) for p in problems]},
+    )
     # Our queries order what they need; letting DuckDB insert in any order halves the load.
     con.execute("SET preserve_insertion_order = false")
     con.execute(f"CREATE OR REPLACE TABLE lines AS {queries.get('load/lines').sql}")
@@ -222,11 +268,24 @@ def load_traces(con: duckdb.DuckDBPyConnection, trace_paths: Sequence[str]) -> l
     con.execute(queries.get("load/drop_unreadable").sql)
     con.execute(queries.get("load/fill_session_ids").sql)
     con.execute("ALTER TABLE lines DROP COLUMN problem")
+    con.execute("ALTER TABLE lines DROP COLUMN torn")
     con.execute("DROP TABLE IF EXISTS events")
     con.execute("ALTER TABLE lines RENAME TO events")
     create_settings(con)
     create_macros(con)
     return skipped_traces(con)
+
+
+def trace_warnings(con: duckdb.DuckDBPyConnection) -> list[TraceWarning]:
+    """The traces of `traces` analysed with a warning (a torn last line left out)."""
+    rows = (
+        con.table("traces")
+        .filter("warning IS NOT NULL")
+        .order("ordinal")
+        .select("trace_path, warning")
+        .fetchall()
+    )
+    return [TraceWarning(path, E_TRC_001, message) for path, message in rows]
 
 
 def skipped_traces(con: duckdb.DuckDBPyConnection) -> list[Skipped]:

@@ -13,11 +13,22 @@ TRACE_FILE = "trace.jsonl"
 DEFAULT_WORKDIR = Path("workdir")
 
 
+def _is_session_entry(entry: os.DirEntry[str]) -> bool:
+    """A `ses_*` directory, or a `ses_*` entry that cannot be followed (a link loop): the
+    loader then names what is wrong with its trace instead of the session vanishing."""
+    if not entry.name.startswith("ses_"):
+        return False
+    try:
+        return entry.is_dir()
+    except OSError:
+        return True
+
+
 def session_dirs(workdir: Path) -> list[str]:
     """Names of the `ses_*` directories of a workdir, sorted (oldest first: ids are UUID v7)."""
     try:
         with os.scandir(workdir) as entries:
-            return sorted(e.name for e in entries if e.name.startswith("ses_") and e.is_dir())
+            return sorted(e.name for e in entries if _is_session_entry(e))
     except FileNotFoundError:
         return []
     except OSError as exc:
@@ -25,11 +36,14 @@ def session_dirs(workdir: Path) -> list[str]:
 
 
 def workdir_traces(workdir: Path) -> list[str]:
-    """Every `ses_*/trace.jsonl` of a workdir, oldest session first."""
+    """The `ses_*/trace.jsonl` of every session directory of a workdir, oldest first.
+
+    A session directory without a readable trace is kept: loading skips it with a warning
+    that names it (`load.check_files`).
+    """
     if not workdir.is_dir():
         raise MurTraceError(E_IO_001, f"workdir not found: {workdir}")
-    traces = [workdir / name / TRACE_FILE for name in session_dirs(workdir)]
-    found = [str(t) for t in traces if t.is_file()]
+    found = [str(workdir / name / TRACE_FILE) for name in session_dirs(workdir)]
     if not found:
         raise MurTraceError(E_TRC_002, f"no sessions found in workdir at {workdir}")
     return found
@@ -53,7 +67,10 @@ def discover(
             found.append(str(path))
         elif path.is_dir():
             trace = path / TRACE_FILE
-            found.extend([str(trace)] if trace.is_file() else workdir_traces(path))
+            session = path.name.startswith("ses_") or os.path.lexists(trace)
+            found.extend([str(trace)] if session else workdir_traces(path))
+        elif os.path.lexists(path):  # there, but cannot be followed (a link loop)
+            found.append(str(path))
         else:
             raise MurTraceError(E_IO_001, f"trace file not found: {path}")
     seen: set[str] = set()

@@ -10,7 +10,15 @@ import duckdb
 from . import queries
 from .effects import Effect
 from .errors import E_TRC_001, MurTraceError
-from .load import ACTIVE_FINDINGS, Relations, Skipped, findings_view, set_effects, set_rules
+from .load import (
+    ACTIVE_FINDINGS,
+    Relations,
+    Skipped,
+    findings_view,
+    set_effects,
+    set_rules,
+    trace_warnings,
+)
 
 
 def _where(rel: duckdb.DuckDBPyRelation, column: str, value: Any) -> duckdb.DuckDBPyRelation:
@@ -64,6 +72,8 @@ class Trace:
         self.con = con
         #: Traces that could not be read and were left out, with the reason.
         self.skipped = skipped
+        #: Traces analysed with a caveat (a torn last line left out), with the reason.
+        self.warnings = trace_warnings(con)
         self._relations = Relations(con, overrides)
         self.policy = policy
         if rules:

@@ -194,7 +194,8 @@ def test_one_bad_session_among_many_is_skipped_with_a_warning(
     shutil.copytree(sample_workdir, workdir)
     torn = workdir / "ses_01a2184366407007800000000000d889" / "trace.jsonl"
     original = torn.read_text(encoding="utf-8")
-    torn.write_text(original + '{"event_type":"tool_call","tu', encoding="utf-8")
+    # not torn: a newline follows the bad line
+    torn.write_text(original + '{"event_type":"tool_call","tu\n', encoding="utf-8")
     torn_line = len(original.splitlines()) + 1
     result = run("redundant", "--workdir", str(workdir))
     assert result.exit_code == 0

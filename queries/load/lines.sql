@@ -6,15 +6,20 @@
 -- compaction, tasks, reopens) come from a second parse of those lines alone. Blank lines
 -- take no row but keep their number. A line that is not a JSON object with an
 -- `event_type` keeps a row with its `problem` (queries/load/traces.sql turns the first one
--- into the trace's error and loading drops the trace). `state_effect` and `resource_id`
+-- into the trace's error and loading drops the trace); so does a field of the wrong JSON
+-- type: integers must be JSON integers (non-negative but for `exit_code`), `event_type` a
+-- string. A last line that is not JSON and has no newline after it is a torn write (a
+-- session killed mid-write): loading warns and keeps the lines before it. `state_effect` and `resource_id`
 -- are kept only when the line holds them as JSON strings: anything else is "not declared"
 -- (SPEC sections 1 and 3). Unknown keys are dropped; unknown event types are kept.
--- Reads the files named by the variable `trace_files` (SET VARIABLE). Loading stores the
+-- Reads the files named by the variable `readable_files` (SET VARIABLE). Loading stores the
 -- result as `lines`, judges the traces from it (traces.sql), drops the rows of bad traces
 -- and fills missing session ids in place, and renames what is left `events`.
 -- @column trace_path   VARCHAR  The trace file, as given.
 -- @column line         BIGINT   1-based line number counting blank lines (what an editor shows).
 -- @column problem      VARCHAR  NULL for a readable event; otherwise what is wrong with the line.
+-- @column torn         BOOLEAN  Not JSON, in a file with no newline at its end: a torn write when
+--                               it is the file's last line (queries/load/traces.sql).
 -- @column session_id   VARCHAR  As written (loading fills it from the trace when absent).
 -- @column event_type   VARCHAR  As written.
 -- @column turn         BIGINT   As written (NULL when absent).
@@ -23,8 +28,12 @@
 -- @column state_effect VARCHAR  A tool call's declared effect, when a string.
 -- @column resource_id  VARCHAR  A tool call's declared resource, when a string.
 WITH files AS (
-    SELECT filename AS trace_path, try(decode(content)) AS text
-    FROM read_blob(getvariable('trace_files'))
+    SELECT
+        filename AS trace_path,
+        try(decode(content)) AS text,
+        -- no newline at the end: the last line may be a torn write
+        NOT ends_with(text, chr(10)) AS unterminated
+    FROM read_blob(getvariable('readable_files'))
 ),
 split AS (
     -- unnest and generate_subscripts in one select list walk the list in lockstep (and
@@ -34,7 +43,8 @@ split AS (
         SELECT
             trace_path,
             unnest(string_split(text, chr(10))) AS raw,
-            generate_subscripts(string_split(text, chr(10)), 1) AS line
+            generate_subscripts(string_split(text, chr(10)), 1) AS line,
+            unterminated
         FROM files
         WHERE text IS NOT NULL
     )
@@ -47,6 +57,7 @@ parsed AS (
     SELECT
         trace_path,
         line,
+        unterminated,
         raw,
         try(json_transform(raw, '{
             "event_type": "VARCHAR", "session_id": "VARCHAR", "timestamp": "BIGINT",
@@ -79,6 +90,109 @@ detailed AS (
             "hook_name": "VARCHAR", "reason": "VARCHAR", "reopen_number": "BIGINT"
         }') END AS rare
     FROM parsed
+),
+suspects AS (
+    -- The JSON reader converts leniently ("3" -> 3, 3.5 -> 4, 7 -> '7'). A cheap scan finds
+    -- the lines where an integer field's value does not start with a digit or goes on
+    -- with a fraction or exponent, or `event_type` is not a string; only those are parsed
+    -- again with every such field as JSON, to name the first one of the wrong type.
+    SELECT
+        *,
+        CASE WHEN ev IS NOT NULL AND regexp_matches(
+            raw,
+            '"(?:timestamp|turn|input_tokens|output_tokens|input_bytes|output_bytes|duration_ms|exit_code|stdout_bytes|stderr_bytes|max_turns|tokens_before|tokens_after|total_turns|total_input_tokens|total_output_tokens|total_tool_calls|total_shell_calls|turns|tool_calls|shell_calls|reopen_count|reopen_number)"\s*:\s*(?:[^0-9\s]|[0-9]+[.eE])|"event_type"\s*:\s*[^"\s]'
+        ) THEN json_transform(raw, '{
+                "event_type": "JSON", "timestamp": "JSON", "turn": "JSON",
+                "input_tokens": "JSON", "output_tokens": "JSON", "input_bytes":
+                "JSON", "output_bytes": "JSON", "duration_ms": "JSON", "exit_code":
+                "JSON", "stdout_bytes": "JSON", "stderr_bytes": "JSON", "max_turns":
+                "JSON", "tokens_before": "JSON", "tokens_after": "JSON",
+                "total_turns": "JSON", "total_input_tokens": "JSON",
+                "total_output_tokens": "JSON", "total_tool_calls": "JSON",
+                "total_shell_calls": "JSON", "turns": "JSON", "tool_calls": "JSON",
+                "shell_calls": "JSON", "reopen_count": "JSON", "reopen_number":
+                "JSON"
+            }') END AS j
+    FROM detailed
+),
+checked AS (
+    SELECT
+        *,
+        CASE
+            WHEN j IS NULL THEN NULL
+            WHEN j.event_type IS NOT NULL AND json_type(j.event_type) <> 'VARCHAR'
+                THEN 'event_type'
+            WHEN j.timestamp IS NOT NULL
+                AND (json_type(j.timestamp) <> 'UBIGINT' OR TRY_CAST(j.timestamp AS BIGINT) IS NULL)
+                THEN 'timestamp'
+            WHEN j.turn IS NOT NULL
+                AND (json_type(j.turn) <> 'UBIGINT' OR TRY_CAST(j.turn AS BIGINT) IS NULL)
+                THEN 'turn'
+            WHEN j.input_tokens IS NOT NULL
+                AND (json_type(j.input_tokens) <> 'UBIGINT' OR TRY_CAST(j.input_tokens AS BIGINT) IS NULL)
+                THEN 'input_tokens'
+            WHEN j.output_tokens IS NOT NULL
+                AND (json_type(j.output_tokens) <> 'UBIGINT' OR TRY_CAST(j.output_tokens AS BIGINT) IS NULL)
+                THEN 'output_tokens'
+            WHEN j.input_bytes IS NOT NULL
+                AND (json_type(j.input_bytes) <> 'UBIGINT' OR TRY_CAST(j.input_bytes AS BIGINT) IS NULL)
+                THEN 'input_bytes'
+            WHEN j.output_bytes IS NOT NULL
+                AND (json_type(j.output_bytes) <> 'UBIGINT' OR TRY_CAST(j.output_bytes AS BIGINT) IS NULL)
+                THEN 'output_bytes'
+            WHEN j.duration_ms IS NOT NULL
+                AND (json_type(j.duration_ms) <> 'UBIGINT' OR TRY_CAST(j.duration_ms AS BIGINT) IS NULL)
+                THEN 'duration_ms'
+            WHEN j.exit_code IS NOT NULL
+                AND (json_type(j.exit_code) NOT IN ('UBIGINT', 'BIGINT') OR TRY_CAST(j.exit_code AS BIGINT) IS NULL)
+                THEN 'exit_code'
+            WHEN j.stdout_bytes IS NOT NULL
+                AND (json_type(j.stdout_bytes) <> 'UBIGINT' OR TRY_CAST(j.stdout_bytes AS BIGINT) IS NULL)
+                THEN 'stdout_bytes'
+            WHEN j.stderr_bytes IS NOT NULL
+                AND (json_type(j.stderr_bytes) <> 'UBIGINT' OR TRY_CAST(j.stderr_bytes AS BIGINT) IS NULL)
+                THEN 'stderr_bytes'
+            WHEN j.max_turns IS NOT NULL
+                AND (json_type(j.max_turns) <> 'UBIGINT' OR TRY_CAST(j.max_turns AS BIGINT) IS NULL)
+                THEN 'max_turns'
+            WHEN j.tokens_before IS NOT NULL
+                AND (json_type(j.tokens_before) <> 'UBIGINT' OR TRY_CAST(j.tokens_before AS BIGINT) IS NULL)
+                THEN 'tokens_before'
+            WHEN j.tokens_after IS NOT NULL
+                AND (json_type(j.tokens_after) <> 'UBIGINT' OR TRY_CAST(j.tokens_after AS BIGINT) IS NULL)
+                THEN 'tokens_after'
+            WHEN j.total_turns IS NOT NULL
+                AND (json_type(j.total_turns) <> 'UBIGINT' OR TRY_CAST(j.total_turns AS BIGINT) IS NULL)
+                THEN 'total_turns'
+            WHEN j.total_input_tokens IS NOT NULL
+                AND (json_type(j.total_input_tokens) <> 'UBIGINT' OR TRY_CAST(j.total_input_tokens AS BIGINT) IS NULL)
+                THEN 'total_input_tokens'
+            WHEN j.total_output_tokens IS NOT NULL
+                AND (json_type(j.total_output_tokens) <> 'UBIGINT' OR TRY_CAST(j.total_output_tokens AS BIGINT) IS NULL)
+                THEN 'total_output_tokens'
+            WHEN j.total_tool_calls IS NOT NULL
+                AND (json_type(j.total_tool_calls) <> 'UBIGINT' OR TRY_CAST(j.total_tool_calls AS BIGINT) IS NULL)
+                THEN 'total_tool_calls'
+            WHEN j.total_shell_calls IS NOT NULL
+                AND (json_type(j.total_shell_calls) <> 'UBIGINT' OR TRY_CAST(j.total_shell_calls AS BIGINT) IS NULL)
+                THEN 'total_shell_calls'
+            WHEN j.turns IS NOT NULL
+                AND (json_type(j.turns) <> 'UBIGINT' OR TRY_CAST(j.turns AS BIGINT) IS NULL)
+                THEN 'turns'
+            WHEN j.tool_calls IS NOT NULL
+                AND (json_type(j.tool_calls) <> 'UBIGINT' OR TRY_CAST(j.tool_calls AS BIGINT) IS NULL)
+                THEN 'tool_calls'
+            WHEN j.shell_calls IS NOT NULL
+                AND (json_type(j.shell_calls) <> 'UBIGINT' OR TRY_CAST(j.shell_calls AS BIGINT) IS NULL)
+                THEN 'shell_calls'
+            WHEN j.reopen_count IS NOT NULL
+                AND (json_type(j.reopen_count) <> 'UBIGINT' OR TRY_CAST(j.reopen_count AS BIGINT) IS NULL)
+                THEN 'reopen_count'
+            WHEN j.reopen_number IS NOT NULL
+                AND (json_type(j.reopen_number) <> 'UBIGINT' OR TRY_CAST(j.reopen_number AS BIGINT) IS NULL)
+                THEN 'reopen_number'
+        END AS bad_field
+    FROM suspects
 )
 SELECT
     trace_path,
@@ -86,7 +200,13 @@ SELECT
     CASE
         WHEN ev IS NULL THEN 'not valid JSON'
         WHEN ev.event_type IS NULL THEN 'not an event object (no "event_type")'
+        WHEN bad_field = 'event_type' THEN '"event_type" is not a string'
+        WHEN bad_field = 'exit_code' THEN '"exit_code" is not an integer: '
+            || left(json_extract(raw, '$.exit_code')::VARCHAR, 40)
+        WHEN bad_field IS NOT NULL THEN '"' || bad_field || '" is not a non-negative integer: '
+            || left(json_extract(raw, '$.' || bad_field)::VARCHAR, 40)
     END AS problem,
+    ev IS NULL AND unterminated AS torn,
     ev.session_id,
     ev.event_type,
     ev.turn,
@@ -137,7 +257,7 @@ SELECT
     rare.hook_name,
     rare.reason,
     rare.reopen_number
-FROM detailed
+FROM checked
 UNION ALL BY NAME
 SELECT trace_path, 0 AS line, 'not valid UTF-8 text' AS problem
 FROM files

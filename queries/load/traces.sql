@@ -3,13 +3,17 @@
 -- The session id of a trace is the one its first `session_start` names, else the first
 -- one any line names, else the name of the directory that holds the file.
 -- A trace that cannot be analysed carries the SPEC error code and a one-line message
--- naming the first bad line (`file:line`); its events are left out of `events`.
+-- naming the first bad line (`file:line`); its events are left out of `events`. A last line
+-- that is not JSON and has no newline after it was cut short by a killed session: it is
+-- left out with a warning and the lines before it are analysed. Files that could not be
+-- opened come in the variable `file_errors` (path, code, message).
 -- @column trace_path   VARCHAR    The trace file, as given.
 -- @column ordinal      BIGINT     Position of the file in the request.
 -- @column session_id   VARCHAR    The trace's session id (see above).
 -- @column events       BIGINT     Number of readable events.
 -- @column error_code   VARCHAR    NULL when the trace can be analysed, else E-TRC-001 / E-IO-003.
 -- @column error        VARCHAR    What is wrong, naming file:line; NULL when fine.
+-- @column warning      VARCHAR    A torn last line (left out, the rest analysed), naming file:line.
 WITH asked AS (
     SELECT p.trace_path, p.ordinal
     FROM unnest(getvariable('trace_files')) WITH ORDINALITY AS p(trace_path, ordinal)
@@ -23,9 +27,18 @@ per_trace AS (
         ) AS start_session_id,
         arg_min(session_id, line) FILTER (WHERE session_id IS NOT NULL) AS any_session_id,
         min(line) FILTER (WHERE problem IS NOT NULL) AS problem_line,
-        arg_min(problem, line) FILTER (WHERE problem IS NOT NULL) AS problem
+        arg_min(problem, line) FILTER (WHERE problem IS NOT NULL) AS problem,
+        max(line) AS last_line,
+        bool_or(torn) AS unterminated_and_bad
     FROM lines
     GROUP BY trace_path
+),
+judged AS (
+    SELECT
+        *,
+        -- the first bad line is the last line, and the file has no newline at its end
+        coalesce(unterminated_and_bad AND problem_line = last_line, false) AS torn
+    FROM per_trace
 )
 SELECT
     a.trace_path,
@@ -37,14 +50,27 @@ SELECT
     ) AS session_id,
     coalesce(p.events, 0) AS events,
     CASE
+        WHEN f.code IS NOT NULL THEN f.code
         WHEN p.problem_line = 0 THEN 'E-IO-003'
-        WHEN p.problem IS NOT NULL OR coalesce(p.events, 0) = 0 THEN 'E-TRC-001'
+        WHEN (p.problem IS NOT NULL AND NOT p.torn) OR coalesce(p.events, 0) = 0 THEN 'E-TRC-001'
     END AS error_code,
     CASE
+        WHEN f.code IS NOT NULL THEN f.message
         WHEN p.problem_line = 0 THEN a.trace_path || ': ' || p.problem
-        WHEN p.problem IS NOT NULL THEN a.trace_path || ':' || p.problem_line || ': ' || p.problem
+        WHEN p.torn AND coalesce(p.events, 0) = 0
+            THEN a.trace_path || ':' || p.problem_line || ': last line is incomplete (torn write)'
+                || ' and no event before it'
+        WHEN p.problem IS NOT NULL AND NOT p.torn
+            THEN a.trace_path || ':' || p.problem_line || ': ' || p.problem
         WHEN coalesce(p.events, 0) = 0 THEN a.trace_path || ': trace file is empty'
-    END AS error
+    END AS error,
+    CASE WHEN p.torn AND p.events > 0 THEN
+        a.trace_path || ':' || p.problem_line
+            || ': last line is incomplete (torn write); the lines before it are analysed'
+    END AS warning
 FROM asked AS a
-LEFT JOIN per_trace AS p USING (trace_path)
+LEFT JOIN judged AS p USING (trace_path)
+LEFT JOIN (
+    SELECT e.trace_path, e.code, e.message FROM unnest(getvariable('file_errors')) AS u(e)
+) AS f USING (trace_path)
 ORDER BY a.ordinal
