@@ -275,12 +275,21 @@ def ingest(
             if progress:
                 progress(min(start + BATCH, len(changed)), len(changed), report.events)
         cat.execute("COMMIT")
+    except (duckdb.IOException, duckdb.FatalException, duckdb.OutOfMemoryException) as exc:
+        # a full disk, a file size limit, no memory: nothing of this ingest was committed
+        with contextlib.suppress(duckdb.Error):
+            cat.execute("ROLLBACK")
+        reason = str(exc).splitlines()[0]
+        raise MurTraceError(
+            E_IO_003, f"failed to write catalog {db}: {reason}; it is as before this ingest"
+        ) from None
     except BaseException:
         with contextlib.suppress(duckdb.Error):
             cat.execute("ROLLBACK")
         raise
     finally:
-        cat.close()
+        with contextlib.suppress(duckdb.Error):
+            cat.close()
     return report
 
 

@@ -45,7 +45,8 @@ def _copy(rel: duckdb.DuckDBPyRelation, out: TextIO, options: str) -> None:
     """DuckDB writes the rows (far faster than a Python loop); we pass them on."""
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "rows"
-        rel.query("rows", f"COPY rows TO '{path}' ({options})")
+        target = str(path).replace("'", "''")  # a SQL string literal, whatever TMPDIR holds
+        rel.query("rows", f"COPY rows TO '{target}' ({options})")
         with open(path, encoding="utf-8", newline="") as rows:
             shutil.copyfileobj(rows, out)
 
@@ -296,6 +297,7 @@ def _calls_summary(m: dict[str, Any], total: str, kind: str) -> list[str]:
 def show_text(data: dict[str, Any]) -> str:
     """`mur trace show`'s sections, in its order and line formats."""
     m = data["metrics"]
+    tokens = (m["total_input_tokens"] or 0) + (m["total_output_tokens"] or 0)
     out = [
         section("Session"),
         f"session:    {m['session_id']}",
@@ -305,14 +307,14 @@ def show_text(data: dict[str, Any]) -> str:
         f"duration:   {duration(m['duration_ms'])}",
         "",
         section("Turns"),
-        f"count:      {m['total_turns']}  (max: {m['max_turns']})",
+        f"count:      {_opt(m['total_turns'])}  (max: {_opt(m['max_turns'])})",
         "",
         section("Tokens"),
         f"input:      {thousands(m['total_input_tokens'])}  "
         f"(avg {_opt(m['avg_input_per_turn'])}/turn)",
         f"output:     {thousands(m['total_output_tokens'])}  "
         f"(avg {_opt(m['avg_output_per_turn'])}/turn)",
-        f"total:      {thousands(m['total_input_tokens'] + m['total_output_tokens'])}",
+        f"total:      {thousands(tokens)}",
         "",
         section("Tool calls"),
     ]

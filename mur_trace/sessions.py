@@ -55,7 +55,8 @@ def discover(
     """Trace files named by `paths` (files, session directories, workdirs, in any mix).
 
     With no paths, every session of `workdir` (default `./workdir`). A path that does not
-    exist is an E-IO-001 error; a file named twice is read once.
+    exist is kept: loading skips it with E-IO-001 (an error when nothing else can be read);
+    a file named twice is read once.
     """
     paths = list(paths or [])
     if not paths:
@@ -69,10 +70,8 @@ def discover(
             trace = path / TRACE_FILE
             session = path.name.startswith("ses_") or os.path.lexists(trace)
             found.extend([str(trace)] if session else workdir_traces(path))
-        elif os.path.lexists(path):  # there, but cannot be followed (a link loop)
+        else:  # missing, or a link loop: loading names it (and fails when nothing else is left)
             found.append(str(path))
-        else:
-            raise MurTraceError(E_IO_001, f"trace file not found: {path}")
     seen: set[str] = set()
     unique = []
     for trace in found:

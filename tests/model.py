@@ -64,3 +64,72 @@ def redundant_calls(trace_path: str, text: str) -> list[Finding]:
         else:
             last_read.pop(resource, None)
     return found
+
+
+# ── what loading accepts (README "What happens with bad input") ─────────────────
+
+INTEGER_FIELDS = (
+    "timestamp", "turn", "input_tokens", "output_tokens", "input_bytes", "output_bytes",
+    "duration_ms", "exit_code", "stdout_bytes", "stderr_bytes", "max_turns", "tokens_before",
+    "tokens_after", "total_turns", "total_input_tokens", "total_output_tokens",
+    "total_tool_calls", "total_shell_calls", "turns", "tool_calls", "shell_calls",
+    "reopen_count", "reopen_number",
+)  # fmt: skip
+
+
+class Verdict(NamedTuple):
+    """How loading judges a trace: an error (code, line; line 0 for the whole file), or
+    fine, maybe with a torn last line (its number) left out."""
+
+    code: str | None
+    line: int
+    torn: int | None
+    text: str  # what is analysed: the text without a torn last line
+
+
+def _line_problem(raw: str) -> bool:
+    """True when a non-blank line is not an event the loader accepts."""
+
+    def no_constants(name: str) -> None:
+        raise ValueError(name)  # NaN, Infinity: not JSON
+
+    try:
+        event = json.loads(raw, parse_constant=no_constants)
+    except (ValueError, RecursionError):
+        return True
+    if not isinstance(event, dict) or event.get("event_type") is None:
+        return True
+    if not isinstance(event["event_type"], str):
+        return True
+    for name in INTEGER_FIELDS:
+        value = event.get(name)
+        if value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, int):
+            return True
+        if not -(2**63) <= value < 2**63 or (value < 0 and name != "exit_code"):
+            return True
+    return False
+
+
+def judge(data: bytes) -> Verdict:
+    """The loader's verdict on a trace file's bytes."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return Verdict("E-IO-003", 0, None, "")
+    pieces = text.split("\n")
+    events, torn = 0, None
+    for number, raw in enumerate(pieces, start=1):
+        if not raw.strip(" \t\r"):
+            continue
+        if _line_problem(raw):
+            if number == len(pieces):  # no newline after it: a torn write
+                torn = number
+                break
+            return Verdict("E-TRC-001", number, None, "")
+        events += 1
+    if events == 0:
+        return Verdict("E-TRC-001", torn or 0, None, "")
+    kept = "\n".join(pieces[: torn - 1]) + "\n" if torn else text
+    return Verdict(None, 0, torn, kept)

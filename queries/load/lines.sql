@@ -93,14 +93,15 @@ detailed AS (
 ),
 suspects AS (
     -- The JSON reader converts leniently ("3" -> 3, 3.5 -> 4, 7 -> '7'). A cheap scan finds
-    -- the lines where an integer field's value does not start with a digit or goes on
-    -- with a fraction or exponent, or `event_type` is not a string; only those are parsed
-    -- again with every such field as JSON, to name the first one of the wrong type.
+    -- the lines where an integer field's value does not start with a digit, goes on with a
+    -- fraction or exponent, or has 19 digits or more (beyond BIGINT, maybe), or where
+    -- `event_type` is not a string; only those are parsed again with every such field as
+    -- JSON, to name the first one of the wrong type.
     SELECT
         *,
         CASE WHEN ev IS NOT NULL AND regexp_matches(
             raw,
-            '"(?:timestamp|turn|input_tokens|output_tokens|input_bytes|output_bytes|duration_ms|exit_code|stdout_bytes|stderr_bytes|max_turns|tokens_before|tokens_after|total_turns|total_input_tokens|total_output_tokens|total_tool_calls|total_shell_calls|turns|tool_calls|shell_calls|reopen_count|reopen_number)"\s*:\s*(?:[^0-9\s]|[0-9]+[.eE])|"event_type"\s*:\s*[^"\s]'
+            '"(?:timestamp|turn|input_tokens|output_tokens|input_bytes|output_bytes|duration_ms|exit_code|stdout_bytes|stderr_bytes|max_turns|tokens_before|tokens_after|total_turns|total_input_tokens|total_output_tokens|total_tool_calls|total_shell_calls|turns|tool_calls|shell_calls|reopen_count|reopen_number)"\s*:\s*(?:[^0-9\s]|[0-9]+[.eE]|[0-9]{19})|"event_type"\s*:\s*[^"\s]'
         ) THEN json_transform(raw, '{
                 "event_type": "JSON", "timestamp": "JSON", "turn": "JSON",
                 "input_tokens": "JSON", "output_tokens": "JSON", "input_bytes":

@@ -1,0 +1,529 @@
+"""Hostile input and faults: a clear error or the right answer, never a traceback, never a
+hang, never a changed trace, never a corrupt catalog."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import re
+import resource
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from model import judge, redundant_calls
+from typer.testing import CliRunner
+
+import mur_trace
+from mur_trace.cli import app
+
+runner = CliRunner()
+SESSION = "ses_01a21715468070018000000000001eef"
+MESSAGE = r"^(error|warning)\[E-(TRC|IO)-00[123]\]: "
+
+
+def events(*extra: dict) -> list[dict]:
+    """A small whole session: two reads of src/a.rs (the second redundant), then `extra`."""
+    read = {"event_type": "tool_call", "tool_name": "editor", "status": "ok",
+            "input": {"path": "src/a.rs"}, "state_effect": "read", "output_bytes": 10}  # fmt: skip
+    return [
+        {"event_type": "session_start", "session_id": SESSION, "timestamp": 1},
+        {**read, "turn": 0},
+        {**read, "turn": 1},
+        *extra,
+        {"event_type": "session_end", "total_turns": 2, "exit_status": "ok"},
+    ]
+
+
+def text(lines: list[dict]) -> bytes:
+    return "".join(json.dumps(e) + "\n" for e in lines).encode()
+
+
+GOOD = text(events())
+
+
+def cli(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    """The command line as a program; its peak memory (KB) is in `.rss`."""
+    wrapper = (
+        "import resource, subprocess, sys; "
+        "r = subprocess.run(sys.argv[1:]); "
+        "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, file=sys.stderr); "
+        "sys.exit(r.returncode)"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", wrapper, sys.executable, "-m", "mur_trace", *args],
+        capture_output=True, text=True, timeout=timeout,
+    )  # fmt: skip
+    *lines, rss = result.stderr.rstrip("\n").split("\n")
+    result.stderr = "".join(line + "\n" for line in lines)
+    result.rss = int(rss)  # type: ignore[attr-defined]
+    assert "Traceback" not in result.stderr
+    return result
+
+
+def one_error(result, code: str, *fragments: str) -> None:
+    """Exit 2 and exactly one line on stderr: the error, with its code and fragments."""
+    assert getattr(result, "exit_code", getattr(result, "returncode", None)) == 2
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1, lines
+    assert lines[0].startswith(f"error[{code}]: "), lines[0]
+    for fragment in fragments:
+        assert fragment in lines[0], (fragment, lines[0])
+
+
+def session(tmp_path: Path, data: bytes | None, name: str = SESSION) -> Path:
+    """<tmp>/workdir/<name>/trace.jsonl holding `data` (no file when None)."""
+    directory = tmp_path / "workdir" / name
+    directory.mkdir(parents=True)
+    if data is not None:
+        (directory / "trace.jsonl").write_bytes(data)
+    return directory / "trace.jsonl"
+
+
+def findings_csv(*args: str) -> list[str]:
+    result = runner.invoke(app, ["redundant", "-f", "csv", *args])
+    assert result.exit_code == 0, result.output
+    return result.stdout.splitlines()[1:]
+
+
+# ── the bad-input matrix ─────────────────────────────────────────────────────
+
+BAD_LINES = {
+    # name: (line, what the error says)
+    "nul byte": (b'{"event_type":"tool_call",\x00"turn":1}', "not valid JSON"),
+    "turn as a string": (
+        b'{"event_type":"tool_call","turn":"3"}',
+        '"turn" is not a non-negative integer: "3"',
+    ),  # noqa: E501
+    "negative turn": (
+        b'{"event_type":"tool_call","turn":-1}',
+        '"turn" is not a non-negative integer: -1',
+    ),  # noqa: E501
+    "turn beyond range": (
+        b'{"event_type":"tool_call","turn":1e30}',
+        '"turn" is not a non-negative integer: 1e30',
+    ),  # noqa: E501
+    "turn too big": (
+        b'{"event_type":"inference","turn":18446744073709551615}',
+        '"turn" is not a non-negative integer',
+    ),  # noqa: E501
+    "fractional bytes": (
+        b'{"event_type":"tool_call","output_bytes":3.5}',
+        '"output_bytes" is not a non-negative integer: 3.5',
+    ),  # noqa: E501
+    "boolean duration": (
+        b'{"event_type":"shell","duration_ms":true}',
+        '"duration_ms" is not a non-negative integer: true',
+    ),  # noqa: E501
+    "exit code as text": (
+        b'{"event_type":"shell","exit_code":"1"}',
+        '"exit_code" is not an integer: "1"',
+    ),  # noqa: E501
+    "event type a number": (b'{"event_type":7}', '"event_type" is not a string'),
+    "no event type": (b'{"turn":1}', 'not an event object (no "event_type")'),
+    "an array": (b"[1, 2]", 'not an event object (no "event_type")'),
+    "garbage text": (b"\x01\x02 hello {]", "not valid JSON"),
+}
+
+
+@pytest.mark.parametrize("name", BAD_LINES)
+def test_a_bad_line_is_e_trc_001_naming_file_line_and_why(tmp_path: Path, name: str) -> None:
+    line, why = BAD_LINES[name]
+    lines = GOOD.split(b"\n")
+    trace = session(tmp_path, b"\n".join([*lines[:2], line, *lines[2:]]))
+    one_error(runner.invoke(app, ["redundant", str(trace)]), "E-TRC-001", f"{trace}:3: {why}")
+    assert judge(trace.read_bytes()).code == "E-TRC-001"  # the model agrees
+
+
+def test_negative_exit_codes_and_null_fields_are_read(tmp_path: Path) -> None:
+    trace = session(tmp_path, text(events(
+        {"event_type": "shell", "turn": 1, "exit_code": -1, "duration_ms": None},
+    )))  # fmt: skip
+    assert len(findings_csv(str(trace))) == 1
+    codes = mur_trace.load([trace]).show().exit_codes.fetchall()
+    assert [row[1:] for row in codes] == [(-1, 1)]
+
+
+def test_invalid_utf8_and_binary_garbage_are_e_io_003(tmp_path: Path) -> None:
+    utf8 = session(tmp_path, GOOD + b'{"event_type":"x","s":"\xff\xfe"}\n', "ses_1")
+    garbage = session(tmp_path, random.Random(7).randbytes(4096), "ses_2")
+    for trace in (utf8, garbage):
+        one_error(runner.invoke(app, ["redundant", str(trace)]), "E-IO-003", f"{trace}: not valid")
+
+
+def test_an_empty_file_is_e_trc_001(tmp_path: Path) -> None:
+    trace = session(tmp_path, b"")
+    result = runner.invoke(app, ["show", str(trace)])
+    one_error(result, "E-TRC-001", f"{trace}: trace file is empty")
+
+
+def test_a_line_nested_100000_deep_is_analysed(tmp_path: Path) -> None:
+    deep = b'{"event_type":"tool_call","turn":2,"input":' + b"[" * 100_000 + b"]" * 100_000 + b"}"
+    trace = session(tmp_path, GOOD + deep + b"\n")
+    result = cli("redundant", "-f", "csv", str(trace))
+    assert result.returncode == 0, result.stderr
+    assert len(result.stdout.splitlines()) == 2  # header, the one redundant read
+    assert result.rss < 1024 * 1024
+
+
+def test_a_50_mb_line_is_analysed_not_rejected(tmp_path: Path) -> None:
+    big = {"event_type": "tool_call", "turn": 2, "tool_name": "editor", "state_effect": "read",
+           "input": {"path": "src/a.rs", "content": "x" * 50_000_000}}  # fmt: skip
+    trace = session(tmp_path, text(events(big)))
+    result = cli("redundant", "-f", "csv", str(trace))
+    assert result.returncode == 0, result.stderr
+    rows = result.stdout.splitlines()[1:]
+    assert [r.split(",")[2] for r in rows] == ["3", "4"]  # both re-reads, the big one too
+    assert result.rss < 1024 * 1024  # KB: under 1 GB
+
+
+def test_a_directory_where_the_trace_should_be_is_e_io_003(tmp_path: Path) -> None:
+    trace = session(tmp_path, None)
+    trace.mkdir()
+    result = runner.invoke(app, ["show", str(trace.parent)])
+    one_error(result, "E-IO-003", f"{trace}: is a directory")
+
+
+def test_a_fifo_where_the_trace_should_be_is_e_io_003_not_a_hang(tmp_path: Path) -> None:
+    trace = session(tmp_path, None)
+    os.mkfifo(trace)
+    result = cli("redundant", str(trace.parent), timeout=60)
+    one_error(result, "E-IO-003", f"{trace}: not a regular file")
+
+
+def test_a_session_directory_without_a_trace(tmp_path: Path) -> None:
+    session(tmp_path, GOOD)
+    empty = session(tmp_path, None, "ses_01a2173551a070028000000000003dde")
+    workdir = tmp_path / "workdir"
+    result = runner.invoke(app, ["redundant", "--workdir", str(workdir)])
+    assert result.exit_code == 0
+    assert result.stderr == f"warning[E-IO-001]: skipped trace file not found: {empty}\n"
+    assert "total:      1 redundant call in 1 of 1 session\n" in result.stdout
+    one_error(
+        runner.invoke(app, ["show", "--workdir", str(workdir)]),  # the newest session
+        "E-IO-001", f"trace file not found: {empty}",
+    )  # fmt: skip
+
+
+def test_a_link_loop_in_the_workdir(tmp_path: Path) -> None:
+    session(tmp_path, GOOD)
+    workdir = tmp_path / "workdir"
+    loop = workdir / "ses_loop"
+    loop.symlink_to(loop)
+    (workdir / SESSION / "back").symlink_to(workdir)  # a loop through a session, not followed
+    result = cli("redundant", "--workdir", str(workdir), timeout=60)
+    assert result.returncode == 0
+    assert result.stderr == (
+        f"warning[E-IO-003]: skipped failed to read {loop}/trace.jsonl: "
+        "Too many levels of symbolic links\n"
+    )
+    assert "total:      1 redundant call in 1 of 1 session\n" in result.stdout
+
+
+# ── torn writes ──────────────────────────────────────────────────────────────
+
+
+def test_a_torn_last_line_is_a_warning_and_the_lines_before_are_analysed(tmp_path: Path) -> None:
+    lines = GOOD.split(b"\n")[:-2]  # no session_end: a killed session
+    whole = session(tmp_path, b"\n".join(lines) + b"\n", "ses_1")
+    torn = session(tmp_path, b"\n".join(lines) + b'\n{"event_type":"tool_call","tu', "ses_2")
+    result = runner.invoke(app, ["redundant", "-f", "csv", str(torn)])
+    assert result.exit_code == 0
+    assert result.stderr == (
+        f"warning[E-TRC-001]: {torn}:4: last line is incomplete (torn write); "
+        "the lines before it are analysed\n"
+    )
+    assert [r.split(",", 2)[2] for r in result.stdout.splitlines()[1:]] == [
+        r.split(",", 2)[2] for r in findings_csv(str(whole))
+    ]
+    # the same bad line with a newline after it is no torn write
+    (torn).write_bytes(torn.read_bytes() + b"\n")
+    result = runner.invoke(app, ["redundant", str(torn)])
+    one_error(result, "E-TRC-001", f"{torn}:4: not valid JSON")
+
+
+def test_a_trace_that_is_only_a_torn_line_is_e_trc_001(tmp_path: Path) -> None:
+    trace = session(tmp_path, b'{"event_type":"sess')
+    one_error(
+        runner.invoke(app, ["redundant", str(trace)]),
+        "E-TRC-001", f"{trace}:1: last line is incomplete (torn write) and no event before it",
+    )  # fmt: skip
+
+
+# ── partial workdirs ─────────────────────────────────────────────────────────
+
+
+def test_good_sessions_get_their_own_answer_and_bad_ones_are_named(tmp_path: Path) -> None:
+    good = [
+        session(tmp_path, text(events(*[{"event_type": "tool_call", "turn": t,
+                "input": {"path": "b"}, "state_effect": "read"} for t in range(n)])), name)
+        for n, name in [(0, "ses_a"), (2, "ses_c"), (3, "ses_e")]
+    ]  # fmt: skip
+    bad = [
+        session(tmp_path, GOOD + b'{"turn":"x","event_type":"tool_call"}\n', "ses_b"),
+        session(tmp_path, b"\xff" + GOOD, "ses_d"),
+        session(tmp_path, b"", "ses_f"),
+        session(tmp_path, None, "ses_g"),
+    ]
+    workdir = str(tmp_path / "workdir")
+    result = runner.invoke(app, ["redundant", "-f", "csv", "--workdir", workdir])
+    assert result.exit_code == 0
+    alone = [row for trace in good for row in findings_csv(str(trace))]
+    assert sorted(result.stdout.splitlines()[1:]) == sorted(alone)
+    named = result.stderr.splitlines()
+    assert [line.split("]")[0] for line in named] == [
+        "warning[E-TRC-001",
+        "warning[E-IO-003",
+        "warning[E-TRC-001",
+        "warning[E-IO-001",
+    ]
+    assert all(str(trace) in line for trace, line in zip(bad, named, strict=True))
+    for command in (["redundant"], ["loops"], ["report"], ["check", "--max-redundant", "99"]):
+        strict = runner.invoke(app, [*command, "--workdir", workdir, "--strict"])
+        assert strict.exit_code == 2
+        assert strict.stderr.splitlines()[-1].startswith("error[E-TRC-001]: ")
+        assert strict.stderr.splitlines()[-1].endswith("(--strict)")
+
+
+# ── traces are only read ─────────────────────────────────────────────────────
+
+
+def test_no_command_changes_a_trace(tmp_path: Path, sample_workdir: Path) -> None:
+    workdir = tmp_path / "workdir"
+    shutil.copytree(sample_workdir, workdir)
+    files = sorted(p for p in workdir.rglob("*") if p.is_file())
+    for path in files:
+        path.chmod(0o444)
+    before = {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in files}
+    wd = ["--workdir", str(workdir)]
+    db = str(tmp_path / "catalog.duckdb")
+    commands = [
+        ["redundant", *wd], ["redundant", "--policy", "context", *wd], ["loops", *wd],
+        ["check", "--max-redundant", "0", *wd], ["show", *wd], ["steps", "--verbose", *wd],
+        ["diff", *wd], ["report", *wd], ["ingest", "--db", db, *wd], ["redundant", "--db", db],
+        ["export", "--parquet", str(tmp_path / "out"), *wd],
+        ["plot", "timeline", "-o", str(tmp_path / "t.png"), *wd],
+    ]  # fmt: skip
+    for command in commands:
+        result = runner.invoke(app, command)
+        assert result.exit_code in (0, 1), (command, result.output)
+    assert {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in files} == before
+    assert sorted(p for p in workdir.rglob("*") if p.is_file()) == files  # nothing added
+
+
+# ── catalog safety ───────────────────────────────────────────────────────────
+
+
+@pytest.fixture(scope="module")
+def fleet(tmp_path_factory) -> Path:
+    """300 simulated sessions: enough for an ingest to be killed half-way."""
+    from mur_trace.synth import synthesize
+
+    return synthesize(tmp_path_factory.mktemp("fleet"), 300, seed=5)
+
+
+def catalog_answer(db: Path) -> list[tuple]:
+    trace = mur_trace.load(db=db)
+    return sorted(trace.redundant_calls().select("trace_path, line, prior_line").fetchall())
+
+
+def files_answer(workdir: Path) -> list[tuple]:
+    paths = sorted(os.path.abspath(p) for p in workdir.glob("ses_*/trace.jsonl"))
+    rows = mur_trace.find_redundant(paths).relation.select("trace_path, line, prior_line")
+    return sorted(rows.fetchall())
+
+
+def ingest_process(db: Path, workdir: Path, **kwargs) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "mur_trace", "ingest", "--db", str(db), str(workdir)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kwargs,
+    )  # fmt: skip
+
+
+def test_kill_9_during_ingest_then_ingest_again_converges(fleet: Path, tmp_path: Path) -> None:
+    db = tmp_path / "catalog.duckdb"
+    for delay in (0.5, 1.0, 1.5, 2.5):
+        victim = ingest_process(db, fleet)
+        time.sleep(delay)
+        victim.send_signal(signal.SIGKILL)
+        victim.communicate()
+    again = subprocess.run(
+        [sys.executable, "-m", "mur_trace", "ingest", "--db", str(db), str(fleet)],
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    assert "Traceback" not in again.stderr
+    assert catalog_answer(db) == files_answer(fleet)
+
+
+def test_concurrent_ingests_never_corrupt_the_catalog(fleet: Path, tmp_path: Path) -> None:
+    db = tmp_path / "catalog.duckdb"
+    first, second = ingest_process(db, fleet), ingest_process(db, fleet)
+    for process in (first, second):
+        _, err = process.communicate(timeout=300)
+        assert "Traceback" not in err
+        # the second waits for the first, or says clearly that the catalog is busy
+        assert process.returncode == 0 or "is in use by another process" in err
+    assert catalog_answer(db) == files_answer(fleet)
+
+
+def test_a_full_disk_is_a_clear_error_and_the_catalog_stays_whole(
+    fleet: Path, tmp_path: Path, sample_workdir: Path
+) -> None:
+    db = tmp_path / "catalog.duckdb"
+    runner.invoke(app, ["ingest", "--db", str(db), str(sample_workdir)])
+    before = catalog_answer(db)
+    size = db.stat().st_size
+
+    def small_disk() -> None:  # writes past this size fail as on a full disk
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (size + 65536, size + 65536))
+
+    full = ingest_process(db, fleet, preexec_fn=small_disk)
+    _, err = full.communicate(timeout=300)
+    assert full.returncode == 2
+    assert err.startswith(f"error[E-IO-003]: failed to write catalog {db}: ")
+    assert len(err.splitlines()) == 1
+    assert catalog_answer(db) == before
+    runner.invoke(app, ["ingest", "--db", str(db), str(fleet)])
+    assert len(catalog_answer(db)) == len(before) + len(files_answer(fleet))
+
+
+def test_a_catalog_path_that_cannot_be_written_is_a_clear_error(
+    tmp_path: Path, sample_workdir: Path
+) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    for db in (blocker / "catalog.duckdb", tmp_path):
+        result = runner.invoke(app, ["ingest", "--db", str(db), str(sample_workdir)])
+        one_error(result, "E-IO-003", f"cannot open catalog {db}")
+
+
+# ── fuzzing ──────────────────────────────────────────────────────────────────
+
+VALID = [json.dumps(e) for e in events()] + [
+    json.dumps({"event_type": "shell", "turn": 1, "exit_code": -2, "command": "rm src/a.rs"}),
+    json.dumps({"event_type": "compaction", "turn": 1, "tokens_before": 5, "tokens_after": 2}),
+    json.dumps(
+        {
+            "event_type": "tool_call",
+            "turn": 3,
+            "input": {"path": "src/a.rs"},
+            "state_effect": "mutate",
+        }
+    ),  # fmt: skip
+]
+JSON_VALUES = st.sampled_from(['"3"', "-1", "1e30", "3.5", "true", "null", "{}", "[]", '"x"', "7"])
+
+
+@st.composite
+def mutated(draw) -> str:
+    """A valid line, then maybe cut, a byte changed or inserted, or a value replaced."""
+    line = draw(st.sampled_from(VALID))
+    how = draw(st.sampled_from(["keep", "keep", "cut", "flip", "insert", "value", "key"]))
+    at = draw(st.integers(0, len(line)))
+    if how == "cut":
+        return line[:at]
+    if how == "flip":
+        return line[:at] + draw(st.characters(max_codepoint=0x7F)) + line[at + 1 :]
+    if how == "insert":
+        return line[:at] + draw(st.sampled_from(["\x00", "{", '"', ",", "\\", "é"])) + line[at:]
+    if how == "value":
+        event = json.loads(line)
+        key = draw(st.sampled_from(sorted(event)))
+        return line.replace(json.dumps(event[key]), draw(JSON_VALUES), 1)
+    if how == "key":
+        return line.replace('"event_type"', draw(st.sampled_from(['"event"', '"Event_Type"'])), 1)
+    return line
+
+
+FUZZ_TRACE = st.tuples(
+    st.lists(
+        st.one_of(mutated(), st.sampled_from(["", "  ", "\r"]), st.text(max_size=20)),
+        min_size=0,
+        max_size=8,
+    ),  # fmt: skip
+    st.booleans(),  # a newline after the last line?
+)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(FUZZ_TRACE)
+def test_fuzzed_traces_get_a_clean_code_or_the_model_answer(trace: tuple[list[str], bool]) -> None:
+    lines, newline = trace
+    data = ("\n".join(lines) + ("\n" if newline else "")).encode("utf-8", "surrogatepass")
+    verdict = judge(data)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / SESSION / "trace.jsonl"
+        path.parent.mkdir()
+        path.write_bytes(data)
+        result = runner.invoke(app, ["redundant", "-f", "csv", str(path)])
+        assert result.exception is None or isinstance(result.exception, SystemExit)
+        assert all(re.match(MESSAGE, line) for line in result.stderr.splitlines())
+        if verdict.code is not None:
+            assert result.exit_code == 2
+            where = f"{path}:{verdict.line}:" if verdict.line else f"{path}:"
+            assert result.stderr.startswith(f"error[{verdict.code}]: {where}")
+            return
+        assert result.exit_code == 0, result.output
+        assert ("torn write" in result.stderr) == (verdict.torn is not None)
+        rows = mur_trace.load([path]).redundant_calls()
+        found = sorted(rows.select("trace_path, line, turn, resource, prior_line, prior_turn")
+                       .fetchall())  # fmt: skip
+        assert found == sorted(redundant_calls(str(path), verdict.text))
+
+
+COMMANDS = [
+    ["show"], ["show", "-f", "json"], ["steps", "--verbose"], ["report"], ["loops"],
+    ["redundant", "--policy", "context"], ["check", "--max-rate", "0.5"],
+]  # fmt: skip
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(FUZZ_TRACE, st.sampled_from(COMMANDS))
+def test_every_command_survives_fuzzed_traces(trace: tuple[list[str], bool], command) -> None:
+    lines, newline = trace
+    data = ("\n".join(lines) + ("\n" if newline else "")).encode("utf-8", "surrogatepass")
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / SESSION / "trace.jsonl"
+        path.parent.mkdir()
+        path.write_bytes(data)
+        result = runner.invoke(app, [*command, str(path)])
+        assert result.exception is None or isinstance(result.exception, SystemExit), (
+            result.exception
+        )
+        assert result.exit_code in (0, 1, 2)
+        assert all(re.match(MESSAGE, line) for line in result.stderr.splitlines())
+        if judge(data).code is not None:
+            assert result.exit_code == 2
+
+
+# ── what users type never reaches SQL as text ────────────────────────────────
+
+
+def test_quotes_and_semicolons_in_names_are_data_not_sql(tmp_path: Path, monkeypatch) -> None:
+    evil = "ses_x'; DROP TABLE events; --\"a"
+    trace = session(tmp_path, GOOD, evil)
+    workdir = str(tmp_path / "workdir")
+    result = runner.invoke(app, ["show", "'; DROP TABLE events; --\"a", "--workdir", workdir])
+    assert result.exit_code == 0, result.output
+    assert "count:      1\n  turn 1  editor  src/a.rs  (re-reads turn 0)" in result.stdout
+    loaded = mur_trace.load([trace])
+    count = "SELECT count(*) FROM events WHERE trace_path = $p"
+    assert loaded.sql(count, p=str(trace)).fetchall() == [(4,)]
+    assert loaded.sql(count, p=f"{trace}' OR '1' = '1").fetchall() == [(0,)]
+    db = tmp_path / "cat'; DROP TABLE events; --.duckdb"
+    assert runner.invoke(app, ["ingest", "--db", str(db), "--workdir", workdir]).exit_code == 0
+    assert len(findings_csv("--db", str(db))) == 1
+    out = tmp_path / "out'; --"
+    assert runner.invoke(app, ["export", "--parquet", str(out), str(trace)]).exit_code == 0
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp'; --"))
+    (tmp_path / "tmp'; --").mkdir()
+    assert len(findings_csv(str(trace))) == 1  # rows pass through a temporary file
