@@ -18,10 +18,12 @@ from .catalog import OVERRIDES, narrow, open_catalog
 from .effects import read_effects
 from .errors import MurTraceError
 from .load import (
+    BATCH_BYTES,
     POLICIES,
     RULES,
     Skipped,
     TraceWarning,
+    batches,
     create_macros,
     create_settings,
     load_traces,
@@ -30,9 +32,6 @@ from .load import (
 )
 from .sessions import discover
 from .trace import Report, SessionShow, Trace
-
-#: Traces loaded at a time by `find_redundant`: bounds its memory, whatever the fleet.
-BATCH = 2500
 
 __all__ = [
     "POLICIES",
@@ -104,13 +103,14 @@ def find_redundant(
     policy: str = "reference",
     rules: dict[str, bool] | None = None,
     effects: str | os.PathLike[str] | None = None,
-    batch: int = BATCH,
+    batch_bytes: int = BATCH_BYTES,
     progress: Callable[[int, int, int], None] | None = None,
 ) -> Findings:
     """The redundant calls of every session `paths` (or `workdir`, or the catalog `db`) name.
 
-    A finding depends on its own trace only, so traces are loaded `batch` at a time and
-    each batch's findings kept: memory stays bounded whatever the number of sessions.
+    A finding depends on its own trace only, so traces are loaded in batches of about
+    `batch_bytes` and each batch's findings kept: memory stays bounded whatever the number
+    of sessions.
     Arguments as for `load`; the result's relation has the policy's finding schema.
     `progress(files_done, files_total, events)` is called after each batch.
     """
@@ -121,20 +121,21 @@ def find_redundant(
         )
     files = discover(paths, Path(workdir) if workdir is not None else None)
     declared = read_effects(effects) if effects is not None else None
-    parts, skipped, warnings, sessions, events = [], [], [], 0, 0
-    for start in range(0, len(files), batch):
+    parts, skipped, warnings, sessions, events, done = [], [], [], 0, 0, 0
+    for batch in batches(files, batch_bytes):
         con = duckdb.connect()
-        left_out = load_traces(con, files[start : start + batch])
+        left_out = load_traces(con, batch)
         events += con.table("events").count("*").fetchall()[0][0]
         skipped += left_out
         warnings += trace_warnings(con)
-        if len(left_out) < len(files[start : start + batch]):
+        if len(left_out) < len(batch):
             trace = Trace(con, left_out, policy, rules=rules, effects=declared)
             parts.append(trace.redundant_calls().to_arrow_table())
             sessions += trace.session_count()
         con.close()
+        done += len(batch)
         if progress:
-            progress(min(start + batch, len(files)), len(files), events)
+            progress(done, len(files), events)
     if len(skipped) == len(files):
         raise MurTraceError(skipped[0].code, skipped[0].message)
     import pyarrow as pa  # imported when needed: it costs every command 80 ms

@@ -27,13 +27,21 @@ from pathlib import Path
 import duckdb
 
 from .errors import E_IO_001, E_IO_003, MurTraceError
-from .load import Relations, Skipped, TraceWarning, check_files, load_traces, trace_warnings
+from .load import (
+    BATCH_BYTES,
+    Relations,
+    Skipped,
+    TraceWarning,
+    batches,
+    check_files,
+    load_traces,
+    trace_warnings,
+)
 from .sessions import discover
 
 #: Version of the catalog's tables. A catalog of an older version must be rebuilt.
 SCHEMA_VERSION = 2  # 2: traces.warning (torn last lines)
 LOCK_WAIT = 30.0
-BATCH = 1000
 
 #: What a catalog serves in place of computing it (see load.Relations).
 OVERRIDES = {
@@ -235,8 +243,8 @@ def ingest(
         if exists:
             _remove(cat, gone, [*STORED, "trace_files"])
         mem = duckdb.connect()
-        for start in range(0, len(changed), BATCH):
-            batch = changed[start : start + BATCH]
+        done = 0
+        for batch in batches(changed, BATCH_BYTES):
             skipped = load_traces(mem, batch)
             report.skipped += skipped
             report.warnings += trace_warnings(mem)
@@ -272,8 +280,9 @@ def ingest(
             cat.register("_batch", files_rows)
             cat.execute("INSERT INTO trace_files SELECT * FROM _batch")
             cat.unregister("_batch")
+            done += len(batch)
             if progress:
-                progress(min(start + BATCH, len(changed)), len(changed), report.events)
+                progress(done, len(changed), report.events)
         cat.execute("COMMIT")
     except (duckdb.IOException, duckdb.FatalException, duckdb.OutOfMemoryException) as exc:
         # a full disk, a file size limit, no memory: nothing of this ingest was committed

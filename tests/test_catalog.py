@@ -14,6 +14,7 @@ import mur_trace
 from mur_trace import queries
 from mur_trace.catalog import SCHEMA_VERSION, ingest
 from mur_trace.cli import app
+from mur_trace.load import batches
 
 runner = CliRunner()
 
@@ -214,7 +215,10 @@ def test_progress_shows_on_a_terminal_only() -> None:
 
 def test_find_redundant_in_batches_equals_one_load(sample_workdir: Path) -> None:
     whole = findings(mur_trace.load(workdir=sample_workdir))
-    batched = mur_trace.find_redundant(workdir=sample_workdir, batch=2)
+    batched = mur_trace.find_redundant(workdir=sample_workdir, batch_bytes=10_000)
+    files = sorted(str(p) for p in sample_workdir.glob("*/trace.jsonl"))
+    # sizes 4.5k 3.9k | 4.9k 4.9k | 5.2k | 6.9k 1.2k
+    assert [len(b) for b in batches(files, 10_000)] == [2, 2, 1, 2]
     columns = "trace_path, line, turn, resource, prior_line, prior_turn"
     assert batched.sessions == 7
     assert sorted(batched.relation.select(columns).fetchall()) == whole
