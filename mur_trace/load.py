@@ -26,9 +26,9 @@ from . import queries
 from .errors import E_IO_001, E_IO_003, E_TRC_001
 
 #: Trace bytes loaded at a time by `find_redundant` and `ingest`: bounds their memory
-#: whatever the fleet (about 700 MB at the peak of `redundant` on 20,000 sessions).
+#: whatever the fleet (under 700 MB at the peak of `redundant` on 20,000 sessions).
 #: Smaller batches cost time: each starts a database and parses fewer lines at once.
-BATCH_BYTES = 160 * 2**20
+BATCH_BYTES = 128 * 2**20
 
 #: Redundancy policies: `--policy NAME` reads the view `redundant_NAME`.
 POLICIES: tuple[str, ...] = ("reference", "context")
