@@ -7,6 +7,7 @@ not a competitor on speed.
 from __future__ import annotations
 
 import json
+import re
 from typing import NamedTuple
 
 PATH_KEYS = ("path", "file", "file_path", "filepath", "filename")
@@ -48,7 +49,7 @@ def redundant_calls(trace_path: str, text: str) -> list[Finding]:
     for number, raw in enumerate(text.split("\n"), start=1):
         if not raw.strip():
             continue
-        event = json.loads(raw)
+        event = _parse(raw)
         if event.get("event_type") != "tool_call":
             continue
         resolved = identity(event)
@@ -87,16 +88,22 @@ class Verdict(NamedTuple):
     text: str  # what is analysed: the text without a torn last line
 
 
-def _line_problem(raw: str) -> bool:
-    """True when a non-blank line is not an event the loader accepts."""
+# a string (kept), or a comma after a value and before the closing bracket (dropped)
+_TRAILING_COMMA = re.compile(r'("(?:[^"\\]|\\.)*")|(?<=[^\s{\[,])(\s*),(\s*[}\]])')
 
-    def no_constants(name: str) -> None:
-        raise ValueError(name)  # NaN, Infinity: not JSON
 
+def _parse(raw: str) -> object:
+    """A line as DuckDB's JSON reader (yyjson) reads it: JSON, plus trailing commas in
+    objects and arrays and the constants NaN and Infinity. ValueError when it is not."""
+    tolerant = _TRAILING_COMMA.sub(lambda m: m.group(1) or m.group(2) + m.group(3), raw)
     try:
-        event = json.loads(raw, parse_constant=no_constants)
-    except (ValueError, RecursionError):
-        return True
+        return json.loads(tolerant)
+    except RecursionError:
+        raise ValueError("too deep for this model") from None
+
+
+def _not_an_event(event: object) -> bool:
+    """True when a JSON line is not an event the loader accepts."""
     if not isinstance(event, dict) or event.get("event_type") is None:
         return True
     if not isinstance(event["event_type"], str):
@@ -123,10 +130,14 @@ def judge(data: bytes) -> Verdict:
     for number, raw in enumerate(pieces, start=1):
         if not raw.strip(" \t\r"):
             continue
-        if _line_problem(raw):
-            if number == len(pieces):  # no newline after it: a torn write
+        try:
+            event = _parse(raw)
+        except ValueError:
+            if number == len(pieces):  # not JSON, no newline after it: a torn write
                 torn = number
                 break
+            return Verdict("E-TRC-001", number, None, "")
+        if _not_an_event(event):
             return Verdict("E-TRC-001", number, None, "")
         events += 1
     if events == 0:

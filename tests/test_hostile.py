@@ -348,13 +348,32 @@ def ingest_process(db: Path, workdir: Path, **kwargs) -> subprocess.Popen[str]:
     )  # fmt: skip
 
 
+def wait_until_held(db: Path, process: subprocess.Popen[str]) -> bool:
+    """Wait until `process` holds the catalog open (its lock refuses a reader)."""
+    import duckdb
+
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and process.poll() is None:
+        try:
+            duckdb.connect(str(db), read_only=True).close()
+        except duckdb.Error as exc:
+            if "lock" in str(exc).lower():
+                return True
+        time.sleep(0.01)
+    return False
+
+
 def test_kill_9_during_ingest_then_ingest_again_converges(fleet: Path, tmp_path: Path) -> None:
     db = tmp_path / "catalog.duckdb"
-    for delay in (0.5, 1.0, 1.5, 2.5):
+    killed = 0
+    for delay in (0.0, 0.3, 0.8):
         victim = ingest_process(db, fleet)
+        held = wait_until_held(db, victim)
         time.sleep(delay)
         victim.send_signal(signal.SIGKILL)
         victim.communicate()
+        killed += held and victim.returncode == -signal.SIGKILL
+    assert killed >= 2  # the kills landed while the ingest held the catalog
     again = subprocess.run(
         [sys.executable, "-m", "mur_trace", "ingest", "--db", str(db), str(fleet)],
         capture_output=True, text=True, check=True,

@@ -18,8 +18,8 @@
 -- @column trace_path   VARCHAR  The trace file, as given.
 -- @column line         BIGINT   1-based line number counting blank lines (what an editor shows).
 -- @column problem      VARCHAR  NULL for a readable event; otherwise what is wrong with the line.
--- @column torn         BOOLEAN  Not JSON, in a file with no newline at its end: a torn write when
---                               it is the file's last line (queries/load/traces.sql).
+-- @column torn         BOOLEAN  Not JSON, and the last piece of a file with no newline at its end:
+--                               a torn write when it is the first bad line (traces.sql).
 -- @column session_id   VARCHAR  As written (loading fills it from the trace when absent).
 -- @column event_type   VARCHAR  As written.
 -- @column turn         BIGINT   As written (NULL when absent).
@@ -31,8 +31,9 @@ WITH files AS (
     SELECT
         filename AS trace_path,
         try(decode(content)) AS text,
-        -- no newline at the end: the last line may be a torn write
-        NOT ends_with(text, chr(10)) AS unterminated
+        -- with no newline at the end, the number of the last piece (maybe a torn write)
+        CASE WHEN NOT ends_with(text, chr(10)) THEN len(string_split(text, chr(10))) END
+            AS last_piece
     FROM read_blob(getvariable('readable_files'))
 ),
 split AS MATERIALIZED (
@@ -46,7 +47,7 @@ split AS MATERIALIZED (
             trace_path,
             unnest(string_split(text, chr(10))) AS raw,
             generate_subscripts(string_split(text, chr(10)), 1) AS line,
-            unterminated
+            last_piece
         FROM files
         WHERE text IS NOT NULL
     )
@@ -59,7 +60,8 @@ parsed AS (
     SELECT
         trace_path,
         line,
-        unterminated,
+        -- the last piece of a file with no newline at its end
+        coalesce(line = last_piece, false) AS final_piece,
         raw,
         try(json_transform(raw, '{
             "event_type": "VARCHAR", "session_id": "VARCHAR", "timestamp": "BIGINT",
@@ -209,7 +211,7 @@ SELECT
         WHEN bad_field IS NOT NULL THEN '"' || bad_field || '" is not a non-negative integer: '
             || left(json_extract(raw, '$.' || bad_field)::VARCHAR, 40)
     END AS problem,
-    ev IS NULL AND unterminated AS torn,
+    ev IS NULL AND final_piece AS torn,
     ev.session_id,
     ev.event_type,
     ev.turn,

@@ -28,16 +28,15 @@ per_trace AS (
         arg_min(session_id, line) FILTER (WHERE session_id IS NOT NULL) AS any_session_id,
         min(line) FILTER (WHERE problem IS NOT NULL) AS problem_line,
         arg_min(problem, line) FILTER (WHERE problem IS NOT NULL) AS problem,
-        max(line) AS last_line,
-        bool_or(torn) AS unterminated_and_bad
+        max(line) FILTER (WHERE torn) AS torn_line
     FROM lines
     GROUP BY trace_path
 ),
 judged AS (
     SELECT
         *,
-        -- the first bad line is the last line, and the file has no newline at its end
-        coalesce(unterminated_and_bad AND problem_line = last_line, false) AS torn
+        -- the first bad line is the last piece of a file with no newline at its end
+        coalesce(problem_line = torn_line, false) AS torn
     FROM per_trace
 )
 SELECT
