@@ -39,6 +39,7 @@ RULES: tuple[str, ...] = tuple(name.split("/", 1)[1] for name in queries.names("
 #: Macros: name -> (parameters, query name).
 MACROS: dict[str, tuple[str, str]] = {
     "normalise_path": ("path", "functions/normalise_path"),
+    "wrong_json_type": ("value, kind", "functions/wrong_json_type"),
 }
 
 #: Relation name -> query name. Each is created when first needed, after what it uses
@@ -286,6 +287,7 @@ def load_traces(con: duckdb.DuckDBPyConnection, trace_paths: Sequence[str]) -> l
     )
     # Our queries order what they need; letting DuckDB insert in any order halves the load.
     con.execute("SET preserve_insertion_order = false")
+    create_macros(con)
     con.execute(f"CREATE OR REPLACE TABLE lines AS {queries.get('load/lines').sql}")
     con.execute(f"CREATE OR REPLACE TABLE traces AS {queries.get('load/traces').sql}")
     con.execute(queries.get("load/drop_unreadable").sql)
@@ -295,7 +297,6 @@ def load_traces(con: duckdb.DuckDBPyConnection, trace_paths: Sequence[str]) -> l
     con.execute("DROP TABLE IF EXISTS events")
     con.execute("ALTER TABLE lines RENAME TO events")
     create_settings(con)
-    create_macros(con)
     return skipped_traces(con)
 
 

@@ -78,6 +78,13 @@ INTEGER_FIELDS = (
 )  # fmt: skip
 
 
+STRING_FIELDS = (
+    "event_type", "session_id", "event_id", "parent_id", "task_id", "decision", "tool_name",
+    "origin", "status", "skill_name", "binary", "command", "capsule_name", "capsule_version",
+    "model", "exit_status", "context_id", "source", "hook_name", "reason",
+)  # fmt: skip
+
+
 class Verdict(NamedTuple):
     """How loading judges a trace: an error (code, line; line 0 for the whole file), or
     fine, maybe with a torn last line (its number) left out."""
@@ -106,7 +113,7 @@ def _not_an_event(event: object) -> bool:
     """True when a JSON line is not an event the loader accepts."""
     if not isinstance(event, dict) or event.get("event_type") is None:
         return True
-    if not isinstance(event["event_type"], str):
+    if any(not isinstance(event.get(name, ""), str | None) for name in STRING_FIELDS):
         return True
     for name in INTEGER_FIELDS:
         value = event.get(name)

@@ -127,7 +127,15 @@ BAD_LINES = {
         b'{"event_type":"shell","exit_code":"1"}',
         '"exit_code" is not an integer: "1"',
     ),  # noqa: E501
-    "event type a number": (b'{"event_type":7}', '"event_type" is not a string'),
+    "event type a number": (b'{"event_type":7}', '"event_type" is not a string: 7'),
+    "tool name a number": (
+        b'{"event_type":"tool_call","tool_name":7}',
+        '"tool_name" is not a string: 7',
+    ),  # noqa: E501
+    "status an object": (
+        b'{"event_type":"tool_call","status":{"ok":1}}',
+        '"status" is not a string: {"ok":1}',
+    ),  # noqa: E501
     "no event type": (b'{"turn":1}', 'not an event object (no "event_type")'),
     "an array": (b"[1, 2]", 'not an event object (no "event_type")'),
     "garbage text": (b"\x01\x02 hello {]", "not valid JSON"),

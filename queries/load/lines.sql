@@ -7,11 +7,12 @@
 -- take no row but keep their number. A line that is not a JSON object with an
 -- `event_type` keeps a row with its `problem` (queries/load/traces.sql turns the first one
 -- into the trace's error and loading drops the trace); so does a field of the wrong JSON
--- type: integers must be JSON integers (non-negative but for `exit_code`), `event_type` a
--- string. A last line that is not JSON and has no newline after it is a torn write (a
--- session killed mid-write): loading warns and keeps the lines before it. `state_effect` and `resource_id`
--- are kept only when the line holds them as JSON strings: anything else is "not declared"
--- (SPEC sections 1 and 3). Unknown keys are dropped; unknown event types are kept.
+-- type: integers must be JSON integers (non-negative but for `exit_code`), text fields
+-- strings (queries/functions/wrong_json_type.sql). A last line that is not JSON and has
+-- no newline after it is a torn write (a session killed mid-write): loading warns and
+-- keeps the lines before it. `state_effect` and `resource_id` are kept only when the line
+-- holds them as JSON strings: anything else is "not declared" (SPEC sections 1 and 3).
+-- Unknown keys are dropped; unknown event types are kept.
 -- Reads the files named by the variable `readable_files` (SET VARIABLE). Loading stores the
 -- result as `lines`, judges the traces from it (traces.sql), drops the rows of bad traces
 -- and fills missing session ids in place, and renames what is left `events`.
@@ -98,25 +99,31 @@ detailed AS (
 suspects AS (
     -- The JSON reader converts leniently ("3" -> 3, 3.5 -> 4, 7 -> '7'). A cheap scan finds
     -- the lines where an integer field's value does not start with a digit, goes on with a
-    -- fraction or exponent, or has 19 digits or more (beyond BIGINT, maybe), or where
-    -- `event_type` is not a string; only those are parsed again with every such field as
-    -- JSON, to name the first one of the wrong type.
+    -- fraction or exponent, or has 19 digits or more (beyond BIGINT, maybe), or where a
+    -- string field's value is neither a string nor null; only those lines are parsed again
+    -- with every such field as JSON, to name the first one of the wrong type.
     SELECT
         *,
         CASE WHEN ev IS NOT NULL AND regexp_matches(
             raw,
-            '"(?:timestamp|turn|input_tokens|output_tokens|input_bytes|output_bytes|duration_ms|exit_code|stdout_bytes|stderr_bytes|max_turns|tokens_before|tokens_after|total_turns|total_input_tokens|total_output_tokens|total_tool_calls|total_shell_calls|turns|tool_calls|shell_calls|reopen_count|reopen_number)"\s*:\s*(?:[^0-9\s]|[0-9]+[.eE]|[0-9]{19})|"event_type"\s*:\s*[^"\s]'
+            '"(?:timestamp|turn|input_tokens|output_tokens|input_bytes|output_bytes|duration_ms|exit_code|stdout_bytes|stderr_bytes|max_turns|tokens_before|tokens_after|total_turns|total_input_tokens|total_output_tokens|total_tool_calls|total_shell_calls|turns|tool_calls|shell_calls|reopen_count|reopen_number)"\s*:\s*(?:[^0-9\s]|[0-9]+[.eE]|[0-9]{19})|"(?:event_type|session_id|event_id|parent_id|task_id|decision|tool_name|origin|status|skill_name|binary|command|capsule_name|capsule_version|model|exit_status|context_id|source|hook_name|reason)"\s*:\s*(?:[^"\sn]|n[^u])'
         ) THEN json_transform(raw, '{
-                "event_type": "JSON", "timestamp": "JSON", "turn": "JSON",
-                "input_tokens": "JSON", "output_tokens": "JSON", "input_bytes":
-                "JSON", "output_bytes": "JSON", "duration_ms": "JSON", "exit_code":
-                "JSON", "stdout_bytes": "JSON", "stderr_bytes": "JSON", "max_turns":
-                "JSON", "tokens_before": "JSON", "tokens_after": "JSON",
-                "total_turns": "JSON", "total_input_tokens": "JSON",
-                "total_output_tokens": "JSON", "total_tool_calls": "JSON",
-                "total_shell_calls": "JSON", "turns": "JSON", "tool_calls": "JSON",
-                "shell_calls": "JSON", "reopen_count": "JSON", "reopen_number":
-                "JSON"
+                "event_type": "JSON", "session_id": "JSON", "event_id": "JSON",
+                "parent_id": "JSON", "task_id": "JSON", "decision": "JSON",
+                "tool_name": "JSON", "origin": "JSON", "status": "JSON",
+                "skill_name": "JSON", "binary": "JSON", "command": "JSON",
+                "capsule_name": "JSON", "capsule_version": "JSON", "model":
+                "JSON", "exit_status": "JSON", "context_id": "JSON", "source":
+                "JSON", "hook_name": "JSON", "reason": "JSON", "timestamp":
+                "JSON", "turn": "JSON", "input_tokens": "JSON", "output_tokens":
+                "JSON", "input_bytes": "JSON", "output_bytes": "JSON",
+                "duration_ms": "JSON", "exit_code": "JSON", "stdout_bytes":
+                "JSON", "stderr_bytes": "JSON", "max_turns": "JSON",
+                "tokens_before": "JSON", "tokens_after": "JSON", "total_turns":
+                "JSON", "total_input_tokens": "JSON", "total_output_tokens":
+                "JSON", "total_tool_calls": "JSON", "total_shell_calls": "JSON",
+                "turns": "JSON", "tool_calls": "JSON", "shell_calls": "JSON",
+                "reopen_count": "JSON", "reopen_number": "JSON"
             }') END AS j
     FROM detailed
 ),
@@ -125,77 +132,49 @@ checked AS (
         *,
         CASE
             WHEN j IS NULL THEN NULL
-            WHEN j.event_type IS NOT NULL AND json_type(j.event_type) <> 'VARCHAR'
-                THEN 'event_type'
-            WHEN j.timestamp IS NOT NULL
-                AND (json_type(j.timestamp) <> 'UBIGINT' OR TRY_CAST(j.timestamp AS BIGINT) IS NULL)
-                THEN 'timestamp'
-            WHEN j.turn IS NOT NULL
-                AND (json_type(j.turn) <> 'UBIGINT' OR TRY_CAST(j.turn AS BIGINT) IS NULL)
-                THEN 'turn'
-            WHEN j.input_tokens IS NOT NULL
-                AND (json_type(j.input_tokens) <> 'UBIGINT' OR TRY_CAST(j.input_tokens AS BIGINT) IS NULL)
-                THEN 'input_tokens'
-            WHEN j.output_tokens IS NOT NULL
-                AND (json_type(j.output_tokens) <> 'UBIGINT' OR TRY_CAST(j.output_tokens AS BIGINT) IS NULL)
-                THEN 'output_tokens'
-            WHEN j.input_bytes IS NOT NULL
-                AND (json_type(j.input_bytes) <> 'UBIGINT' OR TRY_CAST(j.input_bytes AS BIGINT) IS NULL)
-                THEN 'input_bytes'
-            WHEN j.output_bytes IS NOT NULL
-                AND (json_type(j.output_bytes) <> 'UBIGINT' OR TRY_CAST(j.output_bytes AS BIGINT) IS NULL)
-                THEN 'output_bytes'
-            WHEN j.duration_ms IS NOT NULL
-                AND (json_type(j.duration_ms) <> 'UBIGINT' OR TRY_CAST(j.duration_ms AS BIGINT) IS NULL)
-                THEN 'duration_ms'
-            WHEN j.exit_code IS NOT NULL
-                AND (json_type(j.exit_code) NOT IN ('UBIGINT', 'BIGINT') OR TRY_CAST(j.exit_code AS BIGINT) IS NULL)
-                THEN 'exit_code'
-            WHEN j.stdout_bytes IS NOT NULL
-                AND (json_type(j.stdout_bytes) <> 'UBIGINT' OR TRY_CAST(j.stdout_bytes AS BIGINT) IS NULL)
-                THEN 'stdout_bytes'
-            WHEN j.stderr_bytes IS NOT NULL
-                AND (json_type(j.stderr_bytes) <> 'UBIGINT' OR TRY_CAST(j.stderr_bytes AS BIGINT) IS NULL)
-                THEN 'stderr_bytes'
-            WHEN j.max_turns IS NOT NULL
-                AND (json_type(j.max_turns) <> 'UBIGINT' OR TRY_CAST(j.max_turns AS BIGINT) IS NULL)
-                THEN 'max_turns'
-            WHEN j.tokens_before IS NOT NULL
-                AND (json_type(j.tokens_before) <> 'UBIGINT' OR TRY_CAST(j.tokens_before AS BIGINT) IS NULL)
-                THEN 'tokens_before'
-            WHEN j.tokens_after IS NOT NULL
-                AND (json_type(j.tokens_after) <> 'UBIGINT' OR TRY_CAST(j.tokens_after AS BIGINT) IS NULL)
-                THEN 'tokens_after'
-            WHEN j.total_turns IS NOT NULL
-                AND (json_type(j.total_turns) <> 'UBIGINT' OR TRY_CAST(j.total_turns AS BIGINT) IS NULL)
-                THEN 'total_turns'
-            WHEN j.total_input_tokens IS NOT NULL
-                AND (json_type(j.total_input_tokens) <> 'UBIGINT' OR TRY_CAST(j.total_input_tokens AS BIGINT) IS NULL)
-                THEN 'total_input_tokens'
-            WHEN j.total_output_tokens IS NOT NULL
-                AND (json_type(j.total_output_tokens) <> 'UBIGINT' OR TRY_CAST(j.total_output_tokens AS BIGINT) IS NULL)
-                THEN 'total_output_tokens'
-            WHEN j.total_tool_calls IS NOT NULL
-                AND (json_type(j.total_tool_calls) <> 'UBIGINT' OR TRY_CAST(j.total_tool_calls AS BIGINT) IS NULL)
-                THEN 'total_tool_calls'
-            WHEN j.total_shell_calls IS NOT NULL
-                AND (json_type(j.total_shell_calls) <> 'UBIGINT' OR TRY_CAST(j.total_shell_calls AS BIGINT) IS NULL)
-                THEN 'total_shell_calls'
-            WHEN j.turns IS NOT NULL
-                AND (json_type(j.turns) <> 'UBIGINT' OR TRY_CAST(j.turns AS BIGINT) IS NULL)
-                THEN 'turns'
-            WHEN j.tool_calls IS NOT NULL
-                AND (json_type(j.tool_calls) <> 'UBIGINT' OR TRY_CAST(j.tool_calls AS BIGINT) IS NULL)
-                THEN 'tool_calls'
-            WHEN j.shell_calls IS NOT NULL
-                AND (json_type(j.shell_calls) <> 'UBIGINT' OR TRY_CAST(j.shell_calls AS BIGINT) IS NULL)
-                THEN 'shell_calls'
-            WHEN j.reopen_count IS NOT NULL
-                AND (json_type(j.reopen_count) <> 'UBIGINT' OR TRY_CAST(j.reopen_count AS BIGINT) IS NULL)
-                THEN 'reopen_count'
-            WHEN j.reopen_number IS NOT NULL
-                AND (json_type(j.reopen_number) <> 'UBIGINT' OR TRY_CAST(j.reopen_number AS BIGINT) IS NULL)
-                THEN 'reopen_number'
+            WHEN wrong_json_type(j.event_type, 'string') THEN 'event_type'
+            WHEN wrong_json_type(j.session_id, 'string') THEN 'session_id'
+            WHEN wrong_json_type(j.event_id, 'string') THEN 'event_id'
+            WHEN wrong_json_type(j.parent_id, 'string') THEN 'parent_id'
+            WHEN wrong_json_type(j.task_id, 'string') THEN 'task_id'
+            WHEN wrong_json_type(j.decision, 'string') THEN 'decision'
+            WHEN wrong_json_type(j.tool_name, 'string') THEN 'tool_name'
+            WHEN wrong_json_type(j.origin, 'string') THEN 'origin'
+            WHEN wrong_json_type(j.status, 'string') THEN 'status'
+            WHEN wrong_json_type(j.skill_name, 'string') THEN 'skill_name'
+            WHEN wrong_json_type(j.binary, 'string') THEN 'binary'
+            WHEN wrong_json_type(j.command, 'string') THEN 'command'
+            WHEN wrong_json_type(j.capsule_name, 'string') THEN 'capsule_name'
+            WHEN wrong_json_type(j.capsule_version, 'string') THEN 'capsule_version'
+            WHEN wrong_json_type(j.model, 'string') THEN 'model'
+            WHEN wrong_json_type(j.exit_status, 'string') THEN 'exit_status'
+            WHEN wrong_json_type(j.context_id, 'string') THEN 'context_id'
+            WHEN wrong_json_type(j.source, 'string') THEN 'source'
+            WHEN wrong_json_type(j.hook_name, 'string') THEN 'hook_name'
+            WHEN wrong_json_type(j.reason, 'string') THEN 'reason'
+            WHEN wrong_json_type(j.timestamp, 'count') THEN 'timestamp'
+            WHEN wrong_json_type(j.turn, 'count') THEN 'turn'
+            WHEN wrong_json_type(j.input_tokens, 'count') THEN 'input_tokens'
+            WHEN wrong_json_type(j.output_tokens, 'count') THEN 'output_tokens'
+            WHEN wrong_json_type(j.input_bytes, 'count') THEN 'input_bytes'
+            WHEN wrong_json_type(j.output_bytes, 'count') THEN 'output_bytes'
+            WHEN wrong_json_type(j.duration_ms, 'count') THEN 'duration_ms'
+            WHEN wrong_json_type(j.exit_code, 'integer') THEN 'exit_code'
+            WHEN wrong_json_type(j.stdout_bytes, 'count') THEN 'stdout_bytes'
+            WHEN wrong_json_type(j.stderr_bytes, 'count') THEN 'stderr_bytes'
+            WHEN wrong_json_type(j.max_turns, 'count') THEN 'max_turns'
+            WHEN wrong_json_type(j.tokens_before, 'count') THEN 'tokens_before'
+            WHEN wrong_json_type(j.tokens_after, 'count') THEN 'tokens_after'
+            WHEN wrong_json_type(j.total_turns, 'count') THEN 'total_turns'
+            WHEN wrong_json_type(j.total_input_tokens, 'count') THEN 'total_input_tokens'
+            WHEN wrong_json_type(j.total_output_tokens, 'count') THEN 'total_output_tokens'
+            WHEN wrong_json_type(j.total_tool_calls, 'count') THEN 'total_tool_calls'
+            WHEN wrong_json_type(j.total_shell_calls, 'count') THEN 'total_shell_calls'
+            WHEN wrong_json_type(j.turns, 'count') THEN 'turns'
+            WHEN wrong_json_type(j.tool_calls, 'count') THEN 'tool_calls'
+            WHEN wrong_json_type(j.shell_calls, 'count') THEN 'shell_calls'
+            WHEN wrong_json_type(j.reopen_count, 'count') THEN 'reopen_count'
+            WHEN wrong_json_type(j.reopen_number, 'count') THEN 'reopen_number'
         END AS bad_field
     FROM suspects
 )
@@ -205,11 +184,18 @@ SELECT
     CASE
         WHEN ev IS NULL THEN 'not valid JSON'
         WHEN ev.event_type IS NULL THEN 'not an event object (no "event_type")'
-        WHEN bad_field = 'event_type' THEN '"event_type" is not a string'
-        WHEN bad_field = 'exit_code' THEN '"exit_code" is not an integer: '
-            || left(json_extract(raw, '$.exit_code')::VARCHAR, 40)
-        WHEN bad_field IS NOT NULL THEN '"' || bad_field || '" is not a non-negative integer: '
-            || left(json_extract(raw, '$.' || bad_field)::VARCHAR, 40)
+        WHEN bad_field IS NOT NULL THEN '"' || bad_field || '" is not '
+            || CASE
+                WHEN bad_field = 'exit_code' THEN 'an integer'
+                WHEN bad_field IN (
+                    'event_type', 'session_id', 'event_id', 'parent_id', 'task_id', 'decision',
+                    'tool_name', 'origin', 'status', 'skill_name', 'binary', 'command',
+                    'capsule_name', 'capsule_version', 'model', 'exit_status', 'context_id',
+                    'source', 'hook_name', 'reason'
+                ) THEN 'a string'
+                ELSE 'a non-negative integer'
+            END
+            || ': ' || left(json_extract(raw, '$.' || bad_field)::VARCHAR, 40)
     END AS problem,
     ev IS NULL AND final_piece AS torn,
     ev.session_id,
