@@ -190,7 +190,9 @@ def ingest(
     # a file named twice, once relative and once absolute, is one trace
     import pyarrow as pa  # only ingest needs it: importing it costs every command 80 ms
 
-    report = IngestReport()
+    report = IngestReport(skipped=check_files(files))
+    if report.skipped and len(report.skipped) == len(files):  # nothing to read: say why
+        raise MurTraceError(report.skipped[0].code, report.skipped[0].message)
     cat = _connect(db, read_only=False)
     try:
         cat.execute("BEGIN TRANSACTION")  # a killed ingest, --rebuild too, changes nothing
@@ -206,7 +208,6 @@ def ingest(
         changed: list[str] = []
         appended_from: dict[str, int] = {}
         states: dict[str, _FileState] = {}
-        report.skipped += check_files(files)
         unreadable = {s.trace_path for s in report.skipped}
         for path in files:
             if path in unreadable:  # named in the report; what the catalog holds stays

@@ -423,6 +423,14 @@ def test_a_full_disk_is_a_clear_error_and_the_catalog_stays_whole(
     assert len(catalog_answer(db)) == len(before) + len(files_answer(fleet))
 
 
+def test_ingest_of_nothing_readable_is_an_error_and_creates_no_catalog(tmp_path: Path) -> None:
+    db = tmp_path / "catalog.duckdb"
+    missing = tmp_path / "typo" / "trace.jsonl"
+    result = runner.invoke(app, ["ingest", "--db", str(db), str(missing)])
+    one_error(result, "E-IO-001", f"trace file not found: {missing}")
+    assert not db.exists()
+
+
 def test_a_catalog_path_that_cannot_be_written_is_a_clear_error(
     tmp_path: Path, sample_workdir: Path
 ) -> None:
