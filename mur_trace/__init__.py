@@ -24,6 +24,7 @@ from .load import (
     Skipped,
     TraceWarning,
     batches,
+    connect,
     create_macros,
     create_settings,
     load_traces,
@@ -78,7 +79,7 @@ def load(
             narrow(con, [os.path.abspath(p) for p in paths])  # trace files of the catalog
         return Trace(con, skipped_traces(con), policy, OVERRIDES, rules=rules, effects=declared)
     files = discover(paths, Path(workdir) if workdir is not None else None)
-    con = duckdb.connect()
+    con = connect()
     skipped = load_traces(con, files)
     if len(skipped) == len(files):
         raise MurTraceError(skipped[0].code, skipped[0].message)
@@ -123,7 +124,7 @@ def find_redundant(
     declared = read_effects(effects) if effects is not None else None
     parts, skipped, warnings, sessions, events, done = [], [], [], 0, 0, 0
     for batch in batches(files, batch_bytes):
-        con = duckdb.connect()
+        con = connect()
         left_out = load_traces(con, batch)
         events += con.table("events").count("*").fetchall()[0][0]
         skipped += left_out
@@ -141,4 +142,4 @@ def find_redundant(
     import pyarrow as pa  # imported when needed: it costs every command 80 ms
 
     table = pa.concat_tables(parts)
-    return Findings(duckdb.connect().from_arrow(table), sessions, skipped, warnings)
+    return Findings(connect().from_arrow(table), sessions, skipped, warnings)

@@ -34,6 +34,7 @@ from .load import (
     TraceWarning,
     batches,
     check_files,
+    connect,
     load_traces,
     trace_warnings,
 )
@@ -91,7 +92,7 @@ def _connect(db: Path, read_only: bool) -> duckdb.DuckDBPyConnection:
     deadline = time.monotonic() + LOCK_WAIT
     while True:
         try:
-            return duckdb.connect(str(db), read_only=read_only)
+            return connect(str(db), read_only=read_only)
         except duckdb.IOException as exc:
             locked = "lock" in str(exc).lower()
             if locked and time.monotonic() < deadline:
@@ -243,7 +244,7 @@ def ingest(
 
         if exists:
             _remove(cat, gone, [*STORED, "trace_files"])
-        mem = duckdb.connect()
+        mem = connect()
         done = 0
         for batch in batches(changed, BATCH_BYTES):
             skipped = load_traces(mem, batch)

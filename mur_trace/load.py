@@ -95,6 +95,14 @@ class TraceWarning:
     message: str
 
 
+def connect(database: str = ":memory:", read_only: bool = False) -> duckdb.DuckDBPyConnection:
+    """A DuckDB connection as mur-trace uses it. DuckDB's progress bar is off: it prints to
+    stdout, even into a pipe, and would corrupt the rows of a long query's output."""
+    con = duckdb.connect(database, read_only=read_only)
+    con.execute("SET enable_progress_bar = false")
+    return con
+
+
 def batches(files: Sequence[str], limit: int) -> Iterator[list[str]]:
     """Consecutive runs of `files` of at most `limit` bytes (a bigger file goes alone)."""
     batch: list[str] = []

@@ -301,6 +301,24 @@ def test_good_sessions_get_their_own_answer_and_bad_ones_are_named(tmp_path: Pat
         assert strict.stderr.splitlines()[-1].endswith("(--strict)")
 
 
+def test_duckdb_progress_bar_never_reaches_the_output(sample_workdir: Path, tmp_path: Path) -> None:
+    """DuckDB prints a progress bar on stdout, even into a pipe, for a query past 2 s: it
+    would land in the middle of CSV rows. Every connection mur-trace opens turns it off."""
+    from mur_trace.catalog import ingest
+
+    def bar(con) -> bool:
+        return con.execute("SELECT current_setting('enable_progress_bar')").fetchall()[0][0]
+
+    assert bar(mur_trace.load(workdir=sample_workdir).con) is False
+    db = tmp_path / "catalog.duckdb"
+    ingest(db, workdir=sample_workdir)
+    assert bar(mur_trace.load(db=db).con) is False
+    # and every connection is opened by that one function
+    package = Path(mur_trace.__file__).parent
+    callers = [p.name for p in package.glob("*.py") if "duckdb.connect(" in p.read_text()]
+    assert callers == ["load.py"]
+
+
 # ── traces are only read ─────────────────────────────────────────────────────
 
 
