@@ -14,6 +14,7 @@ files. Loading defines:
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import stat
@@ -96,10 +97,13 @@ class TraceWarning:
 
 
 def connect(database: str = ":memory:", read_only: bool = False) -> duckdb.DuckDBPyConnection:
-    """A DuckDB connection as mur-trace uses it. DuckDB's progress bar is off: it prints to
-    stdout, even into a pipe, and would corrupt the rows of a long query's output."""
+    """A DuckDB connection as mur-trace uses it. DuckDB's progress bar does not print: it
+    goes to stdout, even into a pipe, and would corrupt the rows of a long query's output."""
     con = duckdb.connect(database, read_only=read_only)
-    con.execute("SET enable_progress_bar = false")
+    # In Jupyter the bar is a widget, and DuckDB refuses any progress bar setting when
+    # ipywidgets is missing: there is nothing to stop there.
+    with contextlib.suppress(duckdb.InvalidInputException):
+        con.execute("SET enable_progress_bar_print = false")
     return con
 
 

@@ -307,7 +307,7 @@ def test_duckdb_progress_bar_never_reaches_the_output(sample_workdir: Path, tmp_
     from mur_trace.catalog import ingest
 
     def bar(con) -> bool:
-        return con.execute("SELECT current_setting('enable_progress_bar')").fetchall()[0][0]
+        return con.execute("SELECT current_setting('enable_progress_bar_print')").fetchall()[0][0]
 
     assert bar(mur_trace.load(workdir=sample_workdir).con) is False
     db = tmp_path / "catalog.duckdb"
