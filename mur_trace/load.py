@@ -312,25 +312,17 @@ def load_traces(con: duckdb.DuckDBPyConnection, trace_paths: Sequence[str]) -> l
     return skipped_traces(con)
 
 
+def _noted(con: duckdb.DuckDBPyConnection, column: str, columns: str) -> list[tuple]:
+    """`columns` of the traces whose `column` is set, in the order they were asked for."""
+    rows = con.table("traces").filter(f"{column} IS NOT NULL").order("ordinal")
+    return rows.select(columns).fetchall()
+
+
 def trace_warnings(con: duckdb.DuckDBPyConnection) -> list[TraceWarning]:
     """The traces of `traces` analysed with a warning (a torn last line left out)."""
-    rows = (
-        con.table("traces")
-        .filter("warning IS NOT NULL")
-        .order("ordinal")
-        .select("trace_path, warning")
-        .fetchall()
-    )
-    return [TraceWarning(path, E_TRC_001, message) for path, message in rows]
+    return [TraceWarning(p, E_TRC_001, m) for p, m in _noted(con, "warning", "trace_path, warning")]
 
 
 def skipped_traces(con: duckdb.DuckDBPyConnection) -> list[Skipped]:
     """The traces of `traces` that cannot be analysed, with why."""
-    rows = (
-        con.table("traces")
-        .filter("error_code IS NOT NULL")
-        .order("ordinal")
-        .select("trace_path, error_code, error")
-        .fetchall()
-    )
-    return [Skipped(path, code, message) for path, code, message in rows]
+    return [Skipped(*row) for row in _noted(con, "error_code", "trace_path, error_code, error")]
