@@ -25,7 +25,6 @@ from .render import (
     Progress,
     check_text,
     diff_text,
-    findings_text,
     ingest_text,
     json_document,
     records,
@@ -36,6 +35,7 @@ from .render import (
     steps_data,
     steps_text,
     write_dataset,
+    write_findings_text,
     write_parquet,
     write_rows,
 )
@@ -269,7 +269,7 @@ def _write_findings(
         return
     with _output(output) as out:
         if fmt is Format.text:
-            out.write(findings_text(records(findings), sessions, **text))
+            write_findings_text(findings, sessions, out, **text)
         else:
             write_rows(findings, fmt, out)
 

@@ -16,6 +16,8 @@ from typing import Any, TextIO
 
 import duckdb
 
+from . import queries
+
 RULE = "─"
 
 
@@ -131,54 +133,53 @@ def _plural(n: int, word: str) -> str:
     return f"{n:,} {word}{'' if n == 1 else 's'}"
 
 
-def findings_text(
-    findings: Iterable[dict[str, Any]],
+#: The waste totals of findings that carry waste columns (context policy, loops).
+WASTE = ("output_bytes", "duration_ms", "est_tokens", "context_tokens")
+
+
+def write_findings_text(
+    findings: duckdb.DuckDBPyRelation,
     sessions_analysed: int,
+    out: TextIO,
     *,
     noun: str = "redundant call",
     verb: str = "re-reads",
-) -> str:
-    """Findings grouped by session, in `mur trace` line format, with a total."""
-    out: list[str] = []
-    current: tuple[str, str] | None = None
-    block: list[str] = []
-    total = 0
-    sessions_with = 0
-    waste = dict.fromkeys(("output_bytes", "duration_ms", "est_tokens", "context_tokens"), 0)
-    has_waste = False
+) -> None:
+    """Findings grouped by session, in `mur trace` line format, with a total.
 
-    def flush() -> None:
-        if current is not None:
-            out.append(f"{current[0]}  {current[1]}")
-            out.append(f"count:      {len(block)}")
-            out.extend(block)
-            out.append("")
-
-    for f in findings:
-        if current is None or f["trace_path"] != current[1]:
-            flush()
-            current, block = (f["session_id"], f["trace_path"]), []
-            sessions_with += 1
-        has_waste = "est_tokens" in f
-        line = redundant_line(f["turn"], f["tool_name"], f["resource"], f["prior_turn"], verb)
-        if "rule" in f:
-            line += f"  [{f['rule']}]"
-        block.append(line)
-        total += 1
-        for key in waste:
-            waste[key] += f.get(key) or 0
-    flush()
-    out.append(
+    DuckDB renders the blocks (queries/render/findings_text.sql): a fleet has hundreds of
+    thousands of findings, and a Python loop over them took longer than finding them.
+    """
+    columns = findings.columns
+    has_waste = "est_tokens" in columns
+    missing = {"rule": "VARCHAR", "est_tokens": "BIGINT", "context_tokens": "BIGINT"}
+    shaped = findings.select(
+        *(
+            duckdb.SQLExpression(name if name in columns else f"NULL::{missing[name]} AS {name}")
+            for name in ("session_id", "trace_path", "line", "turn", "tool_name", "resource",
+                         "prior_turn", "output_bytes", "duration_ms", *missing)
+        ),
+        duckdb.ConstantExpression(verb).alias("verb"),
+    )  # fmt: skip
+    blocks = shaped.query("findings", queries.get("render/findings_text").sql)
+    total = sessions_with = 0
+    waste = dict.fromkeys(WASTE, 0)
+    for _path, text, count, *sums in blocks.fetchall():
+        out.write(text)
+        total += count
+        sessions_with += 1
+        for key, value in zip(WASTE, sums, strict=True):
+            waste[key] += value or 0
+    out.write(
         f"total:      {_plural(total, noun)} in {sessions_with:,} of "
-        f"{_plural(sessions_analysed, 'session')}"
+        f"{_plural(sessions_analysed, 'session')}\n"
     )
-    if has_waste:
-        out.append(
+    if has_waste and total:
+        out.write(
             f"waste:      {thousands(waste['output_bytes'])} bytes, "
             f"{duration(waste['duration_ms'])}, {thousands(waste['est_tokens'])} tokens "
-            f"re-read, {thousands(waste['context_tokens'])} tokens re-sent"
+            f"re-read, {thousands(waste['context_tokens'])} tokens re-sent\n"
         )
-    return "\n".join(out) + "\n"
 
 
 # ── `mur trace` formats ────────────────────────────────────────────────────────

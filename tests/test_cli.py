@@ -131,6 +131,28 @@ def test_clean_session_reports_zero(write_trace) -> None:
     assert result.stdout == "total:      0 redundant calls in 0 of 1 session\n"
 
 
+def test_text_blocks_follow_trace_path_order_and_show_missing_values(write_trace) -> None:
+    read = {"event_type": "tool_call", "state_effect": "read", "resource_id": "r"}
+    unnamed = [{**read, "turn": 1}, {**read, "turn": 4}]  # no tool_name
+    named = [{**read, "tool_name": "t", "turn": 2}] * 3
+    later = write_trace(named, session="ses_b")
+    first = write_trace(unnamed, session="ses_a")
+    result = run("redundant", str(later), str(first))
+    assert result.exit_code == 0, result.output
+    assert result.stdout == (
+        f"ses_a  {first}\n"
+        "count:      1\n"
+        "  turn 4  —  r  (re-reads turn 1)\n"
+        "\n"
+        f"ses_b  {later}\n"
+        "count:      2\n"
+        "  turn 2  t  r  (re-reads turn 2)\n"
+        "  turn 2  t  r  (re-reads turn 2)\n"
+        "\n"
+        "total:      3 redundant calls in 2 of 2 sessions\n"
+    )
+
+
 # ── errors ─────────────────────────────────────────────────────────────────────
 
 
