@@ -99,10 +99,16 @@ candidates AS (
     WHERE r.observed
 ),
 matched AS (
+    -- the prior is the latest matching read; its columns come along (arg_max), so that no
+    -- second join to reads is needed: joined again on (trace_path, ord) next to candidates,
+    -- the optimizer paired the two on trace_path alone (millions of rows)
     SELECT
         c.trace_path,
         c.ord,
-        max(p.ord) AS prior_ord
+        max(p.ord) AS prior_ord,
+        arg_max(p.line, p.ord) AS prior_line,
+        arg_max(p.origin, p.ord) AS prior_origin,
+        arg_max(p.effect_source, p.ord) AS prior_effect_source
     FROM candidates AS c
     JOIN reads AS p
         ON p.trace_path = c.trace_path
@@ -118,17 +124,9 @@ matched AS (
     GROUP BY ALL
 ),
 findings AS (
-    SELECT
-        c.*,
-        p.line AS prior_line,
-        p.origin AS prior_origin,
-        p.effect_source AS prior_effect_source,
-        p.request AS prior_request,
-        p.whole AS prior_whole,
-        m.prior_ord
+    SELECT c.*, m.prior_line, m.prior_origin, m.prior_effect_source, m.prior_ord
     FROM matched AS m
     JOIN candidates AS c USING (trace_path, ord)
-    JOIN reads AS p ON p.trace_path = m.trace_path AND p.ord = m.prior_ord
 )
 SELECT
     t.session_id,
@@ -164,5 +162,8 @@ SELECT
     w.context_tokens
 FROM findings AS f
 JOIN tool_calls AS t ON t.trace_path = f.trace_path AND t.line = f.line
-JOIN tool_calls AS pt ON pt.trace_path = f.trace_path AND pt.line = f.prior_line
+-- every prior line is a tool call's (observations carry the line of the call they belong
+-- to): LEFT only keeps the optimizer from joining the two tool_calls scans on trace_path
+-- alone (20 million rows at 5,000 sessions, 9 s) before it looks at the lines
+LEFT JOIN tool_calls AS pt ON pt.trace_path = f.trace_path AND pt.line = f.prior_line
 LEFT JOIN call_waste AS w ON w.trace_path = f.trace_path AND w.line = f.line
