@@ -37,6 +37,19 @@ def identity(event: dict) -> tuple[str, str] | None:
     return None
 
 
+def normalise_path(path: str) -> str:
+    """The path normalisation of the context policy (rule path_normalisation)."""
+    kept: list[str] = []
+    for segment in path.split("/"):
+        if segment in ("", "."):
+            continue
+        if segment == ".." and kept and kept[-1] != "..":
+            kept.pop()
+        else:
+            kept.append(segment)
+    return ("/" if path.startswith("/") else "") + "/".join(kept) or "."
+
+
 def turn_of(event: dict) -> int:
     turn = event.get("turn")
     return turn if isinstance(turn, int) and not isinstance(turn, bool) else 0

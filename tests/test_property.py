@@ -8,9 +8,10 @@ from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from model import identity, redundant_calls
+from model import identity, normalise_path, redundant_calls
 
 import mur_trace
+from mur_trace.load import connect, create_macros
 
 IDENTITIES = ["a", "b", "./a", "src/a.rs", "sym:A", "", " a"]
 KEYS = [
@@ -125,3 +126,12 @@ def test_context_policy_with_every_rule_off_is_the_reference(traces: list[list[s
         context = trace.redundant_calls("context").select(columns).fetchall()
         reference = trace.redundant_calls("reference").select(columns).fetchall()
         assert sorted(context) == sorted(reference)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.text(alphabet="ab./", max_size=8), max_size=40))
+def test_path_normalisation_agrees_with_the_model(paths: list[str]) -> None:
+    con = connect()
+    create_macros(con)
+    got = con.execute("SELECT list_transform($p, lambda x: normalise_path(x))", {"p": paths})
+    assert got.fetchone()[0] == [normalise_path(p) for p in paths]

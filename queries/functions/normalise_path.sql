@@ -1,10 +1,15 @@
 -- Normalises a file-system path: drops `.` and empty segments, resolves `x/..` pairs,
 -- drops a trailing `/`; the empty relative path is `.`. Leading `..` segments are kept and
--- an absolute path stays absolute. `./src//x/../a.rs` -> `src/a.rs`.
+-- an absolute path stays absolute. `./src//x/../a.rs` -> `src/a.rs`. A path with none of
+-- these (most of them) is returned as it is, without splitting it into segments.
 -- @param path VARCHAR  The path to normalise.
 -- @column result VARCHAR  The normalised path.
 CASE
     WHEN path IS NULL THEN NULL
+    WHEN NOT (
+        path = '' OR ends_with(path, '/') OR contains(path, '//')
+        OR contains('/' || path || '/', '/./') OR contains('/' || path || '/', '/../')
+    ) THEN path
     ELSE coalesce(
         nullif(
             CASE WHEN starts_with(path, '/') THEN '/' ELSE '' END
