@@ -6,8 +6,10 @@ For each size it simulates that many sessions (`mur_trace.synth`, longer session
 the default: about 125 events each), then runs side by side, `--repeat` times each, and
 reports medians: `mur-trace redundant` cold (reading the traces), the plain Python pass
 (benchmarks/python_ref.py), the compiled baseline of ../shared/bench (built with its
-script when cargo is there), `mur-trace ingest` into a catalog, and `mur-trace redundant
---db` warm. Then `mur-trace show` on one session against `python -c "import duckdb"`.
+script when cargo is there), DuckDB's own JSON reader alone (benchmarks/duckdb_floor.py:
+the floor under any cold command), `mur-trace ingest` into a catalog, and `mur-trace
+redundant --db` warm. Then `mur-trace show` on one session against `python -c "import
+duckdb"`, and the floor under it: importing DuckDB and opening a database.
 Ratios are computed within one run: this machine is noisy. Peak memory is the largest
 resident set of a run (GNU time).
 """
@@ -85,8 +87,9 @@ def main() -> None:
         f"{rust or 'not available'}\n"
     )
     header = (f"{'sessions':>8} {'MB':>6} {'events':>9} | {'cold':>7} {'python':>7} "
-              f"{'rust':>7} {'ingest':>7} {'warm':>7} | {'cold/rust':>9} {'cold/py':>7} "
-              f"{'cold/warm':>9} {'s/1k ses':>8} {'peak MB':>8}")  # fmt: skip
+              f"{'rust':>7} {'floor':>7} {'ingest':>7} {'warm':>7} | {'cold/rust':>9} "
+              f"{'floor/rust':>10} {'cold/py':>7} {'cold/warm':>9} {'s/1k ses':>8} "
+              f"{'peak MB':>8}")  # fmt: skip
     print(header)
     print("-" * len(header))
     show = None
@@ -103,6 +106,8 @@ def main() -> None:
             python, _ = median([sys.executable, str(HERE / "python_ref.py"), str(workdir)],
                                args.repeat)  # fmt: skip
             compiled = median([rust, str(workdir)], args.repeat)[0] if rust else float("nan")
+            floor, _ = median([sys.executable, str(HERE / "duckdb_floor.py"), str(workdir)],
+                              args.repeat)  # fmt: skip
             db = out / "catalog.duckdb"
             ingest, _ = run([*MUR, "ingest", "--db", str(db), "--workdir", str(workdir)])
             warm, _ = median([*MUR, "redundant", "--db", str(db), "-f", "csv"], args.repeat)
@@ -114,23 +119,27 @@ def main() -> None:
             )
             inside.append((size, cold_q, warm_q))
             print(f"{size:>8,} {mb:>6.0f} {events:>9,} | {cold:>7.2f} {python:>7.2f} "
-                  f"{compiled:>7.2f} {ingest:>7.2f} {warm:>7.2f} | {cold / compiled:>9.2f} "
-                  f"{cold / python:>7.2f} {cold / warm:>9.1f} {cold / size * 1000:>8.3f} "
+                  f"{compiled:>7.2f} {floor:>7.2f} {ingest:>7.2f} {warm:>7.2f} | "
+                  f"{cold / compiled:>9.2f} {floor / compiled:>10.2f} {cold / python:>7.2f} "
+                  f"{cold / warm:>9.1f} {cold / size * 1000:>8.3f} "
                   f"{peak / 1024:>8.0f}")  # fmt: skip
             if show is None:
                 session = sorted(workdir.glob("ses_*"))[0]
                 show_s, _ = median([*MUR, "show", str(session / "trace.jsonl")], 5)
                 bare, _ = median([sys.executable, "-c", "import duckdb"], 5)
-                show = (show_s, bare)
+                opened, _ = median([sys.executable, "-c", "import duckdb; duckdb.connect()"], 5)
+                show = (show_s, bare, opened)
     print("\nin one process (no start-up, no output): open + reference findings")
     for size, cold_q, warm_q in inside:
         print(
             f"{size:>8,} sessions: from the traces {cold_q:.3f}s, from the catalog "
             f"{warm_q:.3f}s, ratio {cold_q / warm_q:.1f}"
         )
+    show_s, bare, opened = show
     print(
-        f"\nshow one session: {show[0]:.3f}s; python -c 'import duckdb': {show[1]:.3f}s; "
-        f"ratio {show[0] / show[1]:.2f}"
+        f"\nshow one session: {show_s:.3f}s; python -c 'import duckdb': {bare:.3f}s; "
+        f"ratio {show_s / bare:.2f}\n"
+        f"floor: import duckdb and open a database: {opened:.3f}s; ratio {opened / bare:.2f}"
     )
 
 
