@@ -41,6 +41,7 @@ RULES: tuple[str, ...] = tuple(name.split("/", 1)[1] for name in queries.names("
 MACROS: dict[str, tuple[str, str]] = {
     "normalise_path": ("path", "functions/normalise_path"),
     "wrong_json_type": ("value, kind", "functions/wrong_json_type"),
+    "checked_fields": ("", "functions/checked_fields"),
 }
 
 #: Relation name -> query name. Each is created when first needed, after what it uses

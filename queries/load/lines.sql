@@ -96,87 +96,37 @@ detailed AS (
         }') END AS rare
     FROM parsed
 ),
-suspects AS (
+checked AS (
     -- The JSON reader converts leniently ("3" -> 3, 3.5 -> 4, 7 -> '7'). A cheap scan finds
     -- the lines where an integer field's value does not start with a digit, goes on with a
     -- fraction or exponent, or has 19 digits or more (beyond BIGINT, maybe), or where a
-    -- string field's value is neither a string nor null; only those lines are parsed again
-    -- with every such field as JSON, to name the first one of the wrong type.
+    -- string field's value is neither a string nor null; only those lines have the fields
+    -- of queries/functions/checked_fields.sql extracted as JSON, to name the first one of
+    -- the wrong type.
     SELECT
         *,
         CASE WHEN ev IS NOT NULL AND regexp_matches(
             raw,
             '"(?:timestamp|turn|input_tokens|output_tokens|input_bytes|output_bytes|duration_ms|exit_code|stdout_bytes|stderr_bytes|max_turns|tokens_before|tokens_after|total_turns|total_input_tokens|total_output_tokens|total_tool_calls|total_shell_calls|turns|tool_calls|shell_calls|reopen_count|reopen_number)"\s*:\s*(?:[^0-9\s]|[0-9]+[.eE]|[0-9]{19})|"(?:event_type|session_id|event_id|parent_id|task_id|decision|tool_name|origin|status|skill_name|binary|command|capsule_name|capsule_version|model|exit_status|context_id|source|hook_name|reason)"\s*:\s*(?:[^"\sn]|n[^u])'
-        ) THEN json_transform(raw, '{
-                "event_type": "JSON", "session_id": "JSON", "event_id": "JSON",
-                "parent_id": "JSON", "task_id": "JSON", "decision": "JSON",
-                "tool_name": "JSON", "origin": "JSON", "status": "JSON",
-                "skill_name": "JSON", "binary": "JSON", "command": "JSON",
-                "capsule_name": "JSON", "capsule_version": "JSON", "model":
-                "JSON", "exit_status": "JSON", "context_id": "JSON", "source":
-                "JSON", "hook_name": "JSON", "reason": "JSON", "timestamp":
-                "JSON", "turn": "JSON", "input_tokens": "JSON", "output_tokens":
-                "JSON", "input_bytes": "JSON", "output_bytes": "JSON",
-                "duration_ms": "JSON", "exit_code": "JSON", "stdout_bytes":
-                "JSON", "stderr_bytes": "JSON", "max_turns": "JSON",
-                "tokens_before": "JSON", "tokens_after": "JSON", "total_turns":
-                "JSON", "total_input_tokens": "JSON", "total_output_tokens":
-                "JSON", "total_tool_calls": "JSON", "total_shell_calls": "JSON",
-                "turns": "JSON", "tool_calls": "JSON", "shell_calls": "JSON",
-                "reopen_count": "JSON", "reopen_number": "JSON"
-            }') END AS j
+        ) THEN list_position(
+            list_transform(
+                json_extract(raw, checked_fields()),
+                lambda value, i: wrong_json_type(
+                    value,
+                    CASE
+                        WHEN i <= 20 THEN 'string'
+                        WHEN checked_fields()[i] = 'exit_code' THEN 'integer'
+                        ELSE 'count'
+                    END
+                )
+            ),
+            true
+        ) END AS bad_index
     FROM detailed
 ),
-checked AS (
-    SELECT
-        *,
-        CASE
-            WHEN j IS NULL THEN NULL
-            WHEN wrong_json_type(j.event_type, 'string') THEN 'event_type'
-            WHEN wrong_json_type(j.session_id, 'string') THEN 'session_id'
-            WHEN wrong_json_type(j.event_id, 'string') THEN 'event_id'
-            WHEN wrong_json_type(j.parent_id, 'string') THEN 'parent_id'
-            WHEN wrong_json_type(j.task_id, 'string') THEN 'task_id'
-            WHEN wrong_json_type(j.decision, 'string') THEN 'decision'
-            WHEN wrong_json_type(j.tool_name, 'string') THEN 'tool_name'
-            WHEN wrong_json_type(j.origin, 'string') THEN 'origin'
-            WHEN wrong_json_type(j.status, 'string') THEN 'status'
-            WHEN wrong_json_type(j.skill_name, 'string') THEN 'skill_name'
-            WHEN wrong_json_type(j.binary, 'string') THEN 'binary'
-            WHEN wrong_json_type(j.command, 'string') THEN 'command'
-            WHEN wrong_json_type(j.capsule_name, 'string') THEN 'capsule_name'
-            WHEN wrong_json_type(j.capsule_version, 'string') THEN 'capsule_version'
-            WHEN wrong_json_type(j.model, 'string') THEN 'model'
-            WHEN wrong_json_type(j.exit_status, 'string') THEN 'exit_status'
-            WHEN wrong_json_type(j.context_id, 'string') THEN 'context_id'
-            WHEN wrong_json_type(j.source, 'string') THEN 'source'
-            WHEN wrong_json_type(j.hook_name, 'string') THEN 'hook_name'
-            WHEN wrong_json_type(j.reason, 'string') THEN 'reason'
-            WHEN wrong_json_type(j.timestamp, 'count') THEN 'timestamp'
-            WHEN wrong_json_type(j.turn, 'count') THEN 'turn'
-            WHEN wrong_json_type(j.input_tokens, 'count') THEN 'input_tokens'
-            WHEN wrong_json_type(j.output_tokens, 'count') THEN 'output_tokens'
-            WHEN wrong_json_type(j.input_bytes, 'count') THEN 'input_bytes'
-            WHEN wrong_json_type(j.output_bytes, 'count') THEN 'output_bytes'
-            WHEN wrong_json_type(j.duration_ms, 'count') THEN 'duration_ms'
-            WHEN wrong_json_type(j.exit_code, 'integer') THEN 'exit_code'
-            WHEN wrong_json_type(j.stdout_bytes, 'count') THEN 'stdout_bytes'
-            WHEN wrong_json_type(j.stderr_bytes, 'count') THEN 'stderr_bytes'
-            WHEN wrong_json_type(j.max_turns, 'count') THEN 'max_turns'
-            WHEN wrong_json_type(j.tokens_before, 'count') THEN 'tokens_before'
-            WHEN wrong_json_type(j.tokens_after, 'count') THEN 'tokens_after'
-            WHEN wrong_json_type(j.total_turns, 'count') THEN 'total_turns'
-            WHEN wrong_json_type(j.total_input_tokens, 'count') THEN 'total_input_tokens'
-            WHEN wrong_json_type(j.total_output_tokens, 'count') THEN 'total_output_tokens'
-            WHEN wrong_json_type(j.total_tool_calls, 'count') THEN 'total_tool_calls'
-            WHEN wrong_json_type(j.total_shell_calls, 'count') THEN 'total_shell_calls'
-            WHEN wrong_json_type(j.turns, 'count') THEN 'turns'
-            WHEN wrong_json_type(j.tool_calls, 'count') THEN 'tool_calls'
-            WHEN wrong_json_type(j.shell_calls, 'count') THEN 'shell_calls'
-            WHEN wrong_json_type(j.reopen_count, 'count') THEN 'reopen_count'
-            WHEN wrong_json_type(j.reopen_number, 'count') THEN 'reopen_number'
-        END AS bad_field
-    FROM suspects
+named AS (
+    SELECT *, checked_fields()[bad_index] AS bad_field
+    FROM checked
 )
 SELECT
     trace_path,
@@ -186,13 +136,8 @@ SELECT
         WHEN ev.event_type IS NULL THEN 'not an event object (no "event_type")'
         WHEN bad_field IS NOT NULL THEN '"' || bad_field || '" is not '
             || CASE
+                WHEN bad_index <= 20 THEN 'a string'
                 WHEN bad_field = 'exit_code' THEN 'an integer'
-                WHEN bad_field IN (
-                    'event_type', 'session_id', 'event_id', 'parent_id', 'task_id', 'decision',
-                    'tool_name', 'origin', 'status', 'skill_name', 'binary', 'command',
-                    'capsule_name', 'capsule_version', 'model', 'exit_status', 'context_id',
-                    'source', 'hook_name', 'reason'
-                ) THEN 'a string'
                 ELSE 'a non-negative integer'
             END
             || ': ' || left(json_extract(raw, '$.' || bad_field)::VARCHAR, 40)
@@ -248,7 +193,7 @@ SELECT
     rare.hook_name,
     rare.reason,
     rare.reopen_number
-FROM checked
+FROM named
 UNION ALL BY NAME
 SELECT trace_path, 0 AS line, 'not valid UTF-8 text' AS problem
 FROM files
