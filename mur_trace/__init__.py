@@ -122,24 +122,27 @@ def find_redundant(
         )
     files = discover(paths, Path(workdir) if workdir is not None else None)
     declared = read_effects(effects) if effects is not None else None
-    parts, skipped, warnings, sessions, events, done = [], [], [], 0, 0, 0
+    # one database for every batch: each load replaces the last one's tables, and the
+    # findings collect in `found`, in DuckDB (no round trip through Arrow)
+    con = connect()
+    skipped, warnings, sessions, events, done, found = [], [], 0, 0, 0, False
     for batch in batches(files, batch_bytes):
-        con = connect()
         left_out = load_traces(con, batch)
         events += con.table("events").count("*").fetchall()[0][0]
         skipped += left_out
         warnings += trace_warnings(con)
         if len(left_out) < len(batch):
             trace = Trace(con, left_out, policy, rules=rules, effects=declared)
-            parts.append(trace.redundant_calls().to_arrow_table())
+            findings = trace.redundant_calls(policy)
+            if found:
+                findings.insert_into("found")
+            else:
+                findings.create("found")
+                found = True
             sessions += trace.session_count()
-        con.close()
         done += len(batch)
         if progress:
             progress(done, len(files), events)
     if len(skipped) == len(files):
         raise MurTraceError(skipped[0].code, skipped[0].message)
-    import pyarrow as pa  # imported when needed: it costs every command 80 ms
-
-    table = pa.concat_tables(parts)
-    return Findings(connect().from_arrow(table), sessions, skipped, warnings)
+    return Findings(con.table("found").order("trace_path, line"), sessions, skipped, warnings)

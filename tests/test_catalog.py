@@ -222,3 +222,7 @@ def test_find_redundant_in_batches_equals_one_load(sample_workdir: Path) -> None
     columns = "trace_path, line, turn, resource, prior_line, prior_turn"
     assert batched.sessions == 7
     assert sorted(batched.relation.select(columns).fetchall()) == whole
+    # the batches share one database: each load replaces the context stage of the last
+    context = mur_trace.load(workdir=sample_workdir).redundant_calls("context")
+    batched = mur_trace.find_redundant(workdir=sample_workdir, policy="context", batch_bytes=10_000)
+    assert batched.relation.fetchall() == context.fetchall()
