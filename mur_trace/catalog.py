@@ -74,6 +74,10 @@ class _FileState:
     ends_with_newline: bool
 
 
+#: The columns of `trace_files` after `trace_path`, in order.
+_FILE_STATE = tuple(_FileState.__dataclass_fields__)
+
+
 def _state(path: str) -> tuple[_FileState, bytes]:
     data = Path(path).read_bytes()
     stat = os.stat(path)
@@ -189,8 +193,6 @@ def ingest(
     roots = [Path(p) for p in paths or []] or [Path(workdir or "workdir")]
     files = [os.path.abspath(f) for f in discover(paths, Path(workdir) if workdir else None)]
     # a file named twice, once relative and once absolute, is one trace
-    import pyarrow as pa  # only ingest needs it: importing it costs every command 80 ms
-
     report = IngestReport(skipped=check_files(files))
     if report.skipped and len(report.skipped) == len(files):  # nothing to read: say why
         raise MurTraceError(report.skipped[0].code, report.skipped[0].message)
@@ -251,10 +253,13 @@ def ingest(
             report.skipped += skipped
             report.warnings += trace_warnings(mem)
             relations = Relations(mem)
-            offsets = pa.table(
-                {"trace_path": batch, "after": [appended_from.get(p, 0) for p in batch]}
+            # lists bound as parameters, not Arrow tables built in Python: pyarrow imports
+            # pandas (0.4 s) to build one from Python objects
+            mem.execute(
+                "CREATE OR REPLACE TEMP TABLE offsets AS "
+                "SELECT unnest($paths) AS trace_path, unnest($after) AS after",
+                {"paths": batch, "after": [appended_from.get(p, 0) for p in batch]},
             )
-            mem.register("offsets", offsets)
             rows = {
                 "events": mem.sql(
                     "SELECT e.* FROM events AS e JOIN offsets AS o USING (trace_path) "
@@ -278,10 +283,12 @@ def ingest(
                 cat.execute(f"INSERT INTO {table} SELECT * FROM _batch")
                 cat.unregister("_batch")
             report.events += rows["events"].num_rows
-            files_rows = pa.Table.from_pylist([{"trace_path": p, **vars(states[p])} for p in batch])
-            cat.register("_batch", files_rows)
-            cat.execute("INSERT INTO trace_files SELECT * FROM _batch")
-            cat.unregister("_batch")
+            columns = {name: [getattr(states[p], name) for p in batch] for name in _FILE_STATE}
+            cat.execute(
+                "INSERT INTO trace_files SELECT unnest($trace_path), "
+                + ", ".join(f"unnest(${name})" for name in _FILE_STATE),
+                {"trace_path": batch, **columns},
+            )
             done += len(batch)
             if progress:
                 progress(done, len(changed), report.events)
