@@ -136,14 +136,18 @@ class Trace:
         """The trace asked for (default: the first loaded) and its metrics; it must be whole."""
         if trace_path is None:
             trace_path = self.con.table("traces").order("ordinal").fetchall()[0][0]
-        metrics = _where(self.session_metrics(), "trace_path", trace_path)
-        rows = metrics.select("has_session_start, has_session_end").fetchall()
+        # asked of `sessions`, which is far lighter to plan than the metrics
+        rows = (
+            _where(self.sessions, "trace_path", trace_path)
+            .select("has_session_start, has_session_end")
+            .fetchall()
+        )
         if not rows:
             raise MurTraceError(E_TRC_001, f"{trace_path}: not among the loaded traces")
         for present, event in zip(rows[0], ("session_start", "session_end"), strict=True):
             if not present:
                 raise MurTraceError(E_TRC_001, f"{trace_path}: no {event} event found")
-        return trace_path, metrics
+        return trace_path, _where(self.session_metrics(), "trace_path", trace_path)
 
     def show(self, trace_path: str | None = None) -> SessionShow:
         """The sections of `mur trace show` for one session (default: the first loaded)."""
