@@ -27,18 +27,17 @@ WITH timeline AS (
         count(*) FILTER (WHERE event_type IN ('compaction', 'task_start', 'session_start'))
             OVER (PARTITION BY trace_path ORDER BY line ROWS UNBOUNDED PRECEDING) AS context_no,
         count(*) FILTER (WHERE event_type = 'inference')
-            OVER (PARTITION BY trace_path ORDER BY line ROWS UNBOUNDED PRECEDING) AS inferences_so_far
+            OVER (PARTITION BY trace_path ORDER BY line ROWS UNBOUNDED PRECEDING) AS inferences_so_far,
+        -- the inference that made the call (same window as above: one sort for the three)
+        max(CASE WHEN event_type = 'inference' THEN line END)
+            OVER (PARTITION BY trace_path ORDER BY line ROWS UNBOUNDED PRECEDING) AS made_by
     FROM events
     WHERE event_type IN ('inference', 'tool_call', 'compaction', 'task_start', 'session_start')
 ),
 contexts AS (
     SELECT
         *,
-        max(inferences_so_far) OVER (PARTITION BY trace_path, context_no) AS inferences_at_end,
-        -- the inference that made the call, and the one after it
-        max(CASE WHEN event_type = 'inference' THEN line END) OVER (
-            PARTITION BY trace_path ORDER BY line ROWS UNBOUNDED PRECEDING
-        ) AS made_by
+        max(inferences_so_far) OVER (PARTITION BY trace_path, context_no) AS inferences_at_end
     FROM timeline
 ),
 inferences AS (
