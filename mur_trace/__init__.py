@@ -112,7 +112,8 @@ def find_redundant(
     A finding depends on its own trace only, so traces are loaded in batches of about
     `batch_bytes` and each batch's findings kept: memory stays bounded whatever the number
     of sessions.
-    Arguments as for `load`; the result's relation has the policy's finding schema.
+    Arguments as for `load`; the result's relation has the policy's finding schema, in trace
+    path and line order.
     `progress(files_done, files_total, events)` is called after each batch.
     """
     if db is not None:
