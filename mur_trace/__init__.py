@@ -27,6 +27,7 @@ from .load import (
     connect,
     create_macros,
     create_settings,
+    drop_loaded,
     load_traces,
     skipped_traces,
     trace_warnings,
@@ -146,4 +147,5 @@ def find_redundant(
             progress(done, len(files), events)
     if len(skipped) == len(files):
         raise MurTraceError(skipped[0].code, skipped[0].message)
+    drop_loaded(con)  # the caller holds the findings, not the last batch's events
     return Findings(con.table("found").order("trace_path, line"), sessions, skipped, warnings)

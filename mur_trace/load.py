@@ -279,6 +279,12 @@ class Relations:
                 )
 
 
+def drop_loaded(con: duckdb.DuckDBPyConnection) -> None:
+    """Drop the events of the last load and the relations materialised from them."""
+    for table in ("events", *MATERIALISED):
+        con.execute(f"DROP TABLE IF EXISTS {table}")
+
+
 def load_traces(con: duckdb.DuckDBPyConnection, trace_paths: Sequence[str]) -> list[Skipped]:
     """Read `trace_paths` into `traces` and `events`; return the traces that were left out.
 
@@ -303,8 +309,7 @@ def load_traces(con: duckdb.DuckDBPyConnection, trace_paths: Sequence[str]) -> l
     # A load replaces what the connection held (`find_redundant` loads batch after batch).
     # Dropped first: while the events of a previous load (updated in place) are still
     # there, the next parse runs 4 x slower; and their memory is free for this load.
-    for table in ("events", *MATERIALISED):
-        con.execute(f"DROP TABLE IF EXISTS {table}")
+    drop_loaded(con)
     create_macros(con)
     con.execute(f"CREATE OR REPLACE TABLE lines AS {queries.get('load/lines').sql}")
     con.execute(f"CREATE OR REPLACE TABLE traces AS {queries.get('load/traces').sql}")
