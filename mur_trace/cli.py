@@ -7,6 +7,7 @@ stderr with a stable code, never a traceback; usage errors exit 2 too).
 from __future__ import annotations
 
 import contextlib
+import os
 import sys
 from collections.abc import Iterator
 from enum import Enum, StrEnum
@@ -146,8 +147,26 @@ def _errors() -> Iterator[None]:
         typer.echo(str(exc), err=True)
         raise typer.Exit(EXIT_ERROR) from None
     except (OSError, duckdb.IOException) as exc:
+        if _reader_gone(exc):  # `mur-trace ... | head`: the reader has what it wanted
+            _discard_stdout()
+            raise typer.Exit(0) from None
         typer.echo(f"error[{E_IO_003}]: {exc}", err=True)
         raise typer.Exit(EXIT_ERROR) from None
+
+
+def _reader_gone(exc: Exception) -> bool:
+    """Whether writing failed because the reader of our output closed its end (EPIPE),
+    from Python or from DuckDB writing into the pipe itself."""
+    return isinstance(exc, BrokenPipeError) or (
+        isinstance(exc, duckdb.IOException) and "Broken pipe" in str(exc)
+    )
+
+
+def _discard_stdout() -> None:
+    """Point stdout at /dev/null, so that flushing it at exit does not fail again."""
+    with contextlib.suppress(OSError, ValueError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
 
 
 def _catalog_sessions(db: Path | None) -> dict[str, str] | None:

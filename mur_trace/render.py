@@ -5,8 +5,11 @@ Library code returns relations; this module is the one place that turns them int
 
 from __future__ import annotations
 
+import io
 import json
+import os
 import shutil
+import stat
 import tempfile
 import time
 from collections.abc import Iterable, Iterator
@@ -43,8 +46,27 @@ def records(rel: duckdb.DuckDBPyRelation) -> Iterator[dict[str, Any]]:
         yield dict(zip(columns, row, strict=True))
 
 
+def _pipe_fd(out: TextIO) -> int | None:
+    """The descriptor of `out` when it is a pipe or a device (a terminal, /dev/null), which
+    DuckDB can write to itself; None for regular files (reopening one would truncate it,
+    even when it was opened to append) and for streams without a descriptor."""
+    try:
+        fd = out.fileno()
+        mode = os.fstat(fd).st_mode
+    except (OSError, ValueError, io.UnsupportedOperation):
+        return None
+    usable = stat.S_ISFIFO(mode) or stat.S_ISCHR(mode)
+    return fd if usable and os.path.isdir("/dev/fd") else None
+
+
 def _copy(rel: duckdb.DuckDBPyRelation, out: TextIO, options: str) -> None:
-    """DuckDB writes the rows (far faster than a Python loop); we pass them on."""
+    """DuckDB writes the rows (far faster than a Python loop): straight into a pipe or a
+    device, else into a temporary file we pass on."""
+    fd = _pipe_fd(out)
+    if fd is not None:
+        out.flush()
+        rel.query("rows", f"COPY rows TO '/dev/fd/{fd}' ({options}, USE_TMP_FILE false)")
+        return
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "rows"
         target = str(path).replace("'", "''")  # a SQL string literal, whatever TMPDIR holds

@@ -243,6 +243,35 @@ def test_python_dash_m_runs_the_cli() -> None:
     assert "redundant" in result.stdout
 
 
+@pytest.mark.parametrize("fmt", ["csv", "jsonl"])
+def test_rows_into_a_pipe_and_into_a_file_are_the_same(
+    sample_workdir: Path, tmp_path: Path, fmt: str
+) -> None:
+    # DuckDB writes into a pipe itself; a regular file (here: appended to) gets a copy
+    command = [sys.executable, "-m", "mur_trace", "redundant", "--workdir", str(sample_workdir)]
+    piped = subprocess.run([*command, "-f", fmt], capture_output=True, check=True).stdout
+    target = tmp_path / "out"
+    target.write_bytes(b"kept\n")
+    with open(target, "ab") as appended:
+        subprocess.run([*command, "-f", fmt], stdout=appended, check=True)
+    assert target.read_bytes() == b"kept\n" + piped
+    assert piped == run("redundant", "--workdir", str(sample_workdir), "-f", fmt).stdout_bytes
+    assert piped.count(b"\n") == 19 + (fmt == "csv")
+
+
+@pytest.mark.parametrize("fmt", ["text", "csv"])
+def test_a_reader_that_stops_early_is_no_error(write_trace, fmt: str) -> None:
+    read = {"event_type": "tool_call", "tool_name": "r", "state_effect": "read", "input": {}}
+    path = write_trace([{**read, "resource_id": "a"}] * 5000)  # 500 KB of findings
+    command = [sys.executable, "-m", "mur_trace", "redundant", str(path), "-f", fmt]
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as proc:
+        assert proc.stdout is not None and proc.stderr is not None
+        proc.stdout.readline()
+        proc.stdout.close()  # like `| head -1`
+        assert proc.stderr.read() == b""
+        assert proc.wait() == 0
+
+
 def test_every_command_has_help_text() -> None:
     import typer.main
 
