@@ -51,7 +51,6 @@ VIEWS: dict[str, str] = {
     "call_waste": "context/waste",
     **{f"rule_{rule}": f"rules/{rule}" for rule in RULES},
     **{f"redundant_{policy}": f"redundant/{policy}" for policy in POLICIES},
-    "session_metrics": "metrics/session",
     "calls_by_turn": "metrics/calls_by_turn",
     "steps": "metrics/steps",
     "shell_exit_codes": "metrics/shell_exit_codes",
@@ -65,15 +64,21 @@ VIEWS: dict[str, str] = {
 #: Materialised relations (temporary tables). Identity resolution is computed once: as a
 #: view its path guess ran twice, once under the `resource IS NOT NULL` filter DuckDB
 #: pushes down and once for the value. The context stage is rebuilt when rules or effects
-#: change: planning the whole policy as one nested query costs more than running it.
+#: change: planning the whole policy as one nested query costs more than running it. The
+#: per-session metrics are read by report, check, diff, show and the plots, often several
+#: times a command (five for `report`): computed once, again when what they count changes.
 MATERIALISED: dict[str, str] = {
     "tool_calls": "events/tool_calls",
     "context_observations": "context/observations",
     "path_ancestors": "context/path_ancestors",
+    "session_metrics": "metrics/session",
 }
 
 #: The materialised relations that depend on the rules and effects settings.
 CONTEXT_STAGE: tuple[str, ...] = ("context_observations", "path_ancestors")
+
+#: The materialised relations that count the findings of the active policy.
+POLICY_STAGE: tuple[str, ...] = ("session_metrics",)
 
 #: What `redundant_calls` (the active policy's findings, which the metrics count) needs.
 ACTIVE_FINDINGS = "redundant_calls"
@@ -269,10 +274,15 @@ class Relations:
         )
         self.created.add(ACTIVE_FINDINGS)
         self.policy = policy
+        self._refresh(POLICY_STAGE)
 
     def rebuild(self) -> None:
-        """Recompute the materialised context stage after a change of rules or effects."""
-        for name in CONTEXT_STAGE:
+        """Recompute what is materialised from the rules and effects after they change."""
+        self._refresh((*CONTEXT_STAGE, *POLICY_STAGE))
+
+    def _refresh(self, names: Sequence[str]) -> None:
+        """Recompute those of `names` that are materialised and were made, in order."""
+        for name in names:
             if name in self.created and name in self.materialised:
                 self.con.execute(
                     f"CREATE OR REPLACE TEMP TABLE {name} AS {self.materialised[name]}"

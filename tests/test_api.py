@@ -37,6 +37,20 @@ def test_sql_binds_parameters(sample_workdir: Path) -> None:
     assert trace.events.count("*").fetchall()[0][0] > 0
 
 
+def test_metrics_follow_the_policy_rules_and_effects(sample_workdir: Path) -> None:
+    # the metrics are computed once, and again whenever what they count changes
+    trace = mur_trace.load(workdir=sample_workdir)
+    metrics = trace.session_metrics()
+    total = "sum(redundant_calls)::BIGINT"
+    assert metrics.aggregate(total).fetchall() == [(19,)]
+    trace.policy = "context"
+    assert metrics.aggregate(total).fetchall() == [(8,)]
+    trace.set_rules(dict.fromkeys(mur_trace.RULES, False))  # context = reference
+    assert metrics.aggregate(total).fetchall() == [(19,)]
+    trace.set_rules({"path_normalisation": True})
+    assert metrics.aggregate(total).fetchall() == [(20,)]
+
+
 def test_unknown_policy_is_refused(sample_workdir: Path) -> None:
     with pytest.raises(ValueError, match="unknown policy"):
         mur_trace.load(workdir=sample_workdir).redundant_calls("psychic")
