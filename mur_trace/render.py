@@ -23,6 +23,9 @@ from . import queries
 
 RULE = "─"
 
+#: Rows per Arrow batch when a dataset is written.
+DATASET_BATCH_ROWS = 256 * 1024
+
 
 class Format(StrEnum):
     """Output formats of the row-producing commands."""
@@ -92,20 +95,30 @@ def write_parquet(rel: duckdb.DuckDBPyRelation, path: Path) -> None:
 
 
 def write_dataset(rel: duckdb.DuckDBPyRelation, directory: Path, partition_by: str | None) -> int:
-    """A relation as a Parquet dataset (hive-partitioned when asked); returns its rows."""
+    """A relation as a Parquet dataset (hive-partitioned when asked); returns its rows.
+    The rows stream from DuckDB in batches: a fleet's events are never in memory twice."""
     import pyarrow.dataset as ds
 
-    table = rel.to_arrow_table()
+    reader = rel.to_arrow_reader(DATASET_BATCH_ROWS)
+    rows = 0
+
+    def counted() -> Iterator[Any]:
+        nonlocal rows
+        for batch in reader:
+            rows += batch.num_rows
+            yield batch
+
     ds.write_dataset(
-        table,
+        counted(),
         directory,
+        schema=reader.schema,
         format="parquet",
         partitioning=[partition_by] if partition_by else None,
         partitioning_flavor="hive" if partition_by else None,
         existing_data_behavior="delete_matching",
         basename_template="part-{i}.parquet",
     )
-    return table.num_rows
+    return rows
 
 
 class Progress:

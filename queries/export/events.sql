@@ -8,8 +8,13 @@ SELECT
     e.*,
     coalesce(
         make_timestamp(s.created_ms * 1000),
-        make_timestamp(min(e.timestamp) OVER (PARTITION BY e.trace_path) * 1000)
+        make_timestamp(t.first_ms * 1000)
     )::DATE AS date,
     s.capsule_name AS capsule
 FROM events AS e
 LEFT JOIN sessions AS s USING (trace_path)
+-- the first timestamp of each trace joined in, not a window over the events: a window
+-- holds every event in memory before the first row comes out; this streams them
+LEFT JOIN (
+    SELECT trace_path, min(timestamp) AS first_ms FROM events GROUP BY trace_path
+) AS t USING (trace_path)
