@@ -14,7 +14,7 @@ from pathlib import Path
 
 import duckdb
 
-from .catalog import OVERRIDES, narrow, open_catalog
+from .catalog import OVERRIDES, in_order, narrow, open_catalog
 from .effects import read_effects
 from .errors import MurTraceError
 from .load import (
@@ -78,7 +78,17 @@ def load(
         create_macros(con)
         if paths is not None:
             narrow(con, [os.path.abspath(p) for p in paths])  # trace files of the catalog
-        return Trace(con, skipped_traces(con), policy, OVERRIDES, rules=rules, effects=declared)
+        # a catalog keeps the reference findings in order: read as stored, no sort
+        ordered = frozenset({"redundant_reference"} if in_order(con) else ())
+        return Trace(
+            con,
+            skipped_traces(con),
+            policy,
+            OVERRIDES,
+            rules=rules,
+            effects=declared,
+            in_order=ordered,
+        )
     files = discover(paths, Path(workdir) if workdir is not None else None)
     con = connect()
     skipped = load_traces(con, files)

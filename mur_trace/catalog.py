@@ -2,8 +2,9 @@
 
 A catalog is a DuckDB file holding what loading computes (`events`, `traces`), what the
 reference detector derives from it per trace (`stored_tool_calls`,
-`stored_redundant_reference`), which file each trace came from (`trace_files`: size,
-modification time, line count, SHA-256) and the schema version (`catalog_meta`).
+`stored_redundant_reference`, kept in report order so that reading it needs no sort),
+which file each trace came from (`trace_files`: size, modification time, line count,
+SHA-256) and the schema version (`catalog_meta`).
 
 Ingest is incremental: an unchanged file (same size and modification time) is skipped; a
 file that grew by appends (its old bytes are a prefix of the new, ending in a newline)
@@ -49,6 +50,11 @@ OVERRIDES = {
     "tool_calls": "SELECT * FROM stored_tool_calls",
     "redundant_reference": "SELECT * FROM stored_redundant_reference",
 }
+
+#: The stored findings are kept in report order (trace path, line) when `catalog_meta` says
+#: so (every ingest since it could): read in storage order, they need no sort. Older
+#: catalogs lack the key and are sorted when read.
+IN_ORDER_KEY = "findings_in_order"
 
 
 @dataclass
@@ -292,6 +298,15 @@ def ingest(
             done += len(batch)
             if progress:
                 progress(done, len(changed), report.events)
+        if exists and (changed or gone or not in_order(cat)):
+            # findings in report order, so that reading them needs no sort
+            cat.execute(
+                "CREATE OR REPLACE TABLE stored_redundant_reference AS "
+                "SELECT * FROM stored_redundant_reference ORDER BY trace_path, line"
+            )
+            cat.execute(
+                "INSERT OR REPLACE INTO catalog_meta VALUES ($key, 'true')", {"key": IN_ORDER_KEY}
+            )
         cat.execute("COMMIT")
     except (duckdb.IOException, duckdb.FatalException, duckdb.OutOfMemoryException) as exc:
         # a full disk, a file size limit, no memory: nothing of this ingest was committed
@@ -324,6 +339,14 @@ def open_catalog(db: str | os.PathLike[str]) -> duckdb.DuckDBPyConnection:
         con.close()
         raise
     return con
+
+
+def in_order(con: duckdb.DuckDBPyConnection) -> bool:
+    """Whether the catalog keeps its stored findings in report order (see IN_ORDER_KEY)."""
+    rows = con.execute(
+        "SELECT value FROM main.catalog_meta WHERE key = $key", {"key": IN_ORDER_KEY}
+    ).fetchall()
+    return rows == [("true",)]
 
 
 def narrow(con: duckdb.DuckDBPyConnection, trace_paths: list[str]) -> None:

@@ -68,8 +68,11 @@ class Trace:
         *,
         rules: dict[str, bool] | None = None,
         effects: list[Effect] | None = None,
+        in_order: frozenset[str] = frozenset(),
     ) -> None:
         self.con = con
+        # findings relations whose rows already come in (trace_path, line) order
+        self._in_order = in_order
         #: Traces that could not be read and were left out, with the reason.
         self.skipped = skipped
         #: Traces analysed with a caveat (a torn last line left out), with the reason.
@@ -126,7 +129,8 @@ class Trace:
     def redundant_calls(self, policy: str | None = None) -> duckdb.DuckDBPyRelation:
         """Redundant calls under `policy` (default: the trace's), one row per finding."""
         view = findings_view(policy or self.policy)
-        return self._relations.view(view).order("trace_path, line")
+        rel = self._relations.view(view)
+        return rel if view in self._in_order else rel.order("trace_path, line")
 
     def session_metrics(self) -> duckdb.DuckDBPyRelation:
         """One row per session: the numbers of `show`, `diff` and `report`."""

@@ -44,6 +44,39 @@ def test_catalog_gives_the_findings_of_the_traces(workdir: Path, tmp_path: Path)
     assert ctx == [(8,)]
 
 
+def test_stored_findings_come_in_report_order(workdir: Path, tmp_path: Path) -> None:
+    # read without a sort, they must be stored in (trace_path, line) order, also after an
+    # ingest adds sessions that sort first and a trace that grew
+    db = tmp_path / "catalog.duckdb"
+    sessions = sorted(workdir.glob("ses_*"))
+    moved = [workdir / f"ses_0{i}" for i in range(2)]
+    for session, target in zip(sessions[-2:], moved, strict=True):
+        session.rename(tmp_path / target.name)
+    ingest(db, workdir=workdir)
+    for target in moved:
+        (tmp_path / target.name).rename(target)
+    grown = sessions[0] / "trace.jsonl"
+    grown.write_text(grown.read_text() + grown.read_text().splitlines(keepends=True)[2])
+    assert ingest(db, workdir=workdir).new == 2
+
+    def rows(path: Path) -> list[tuple]:
+        result = runner.invoke(app, ["redundant", "--db", str(path), "-f", "csv"])
+        return [tuple(line.split(",")[1:3]) for line in result.stdout.splitlines()[1:]]
+
+    expected = sorted(rows(db), key=lambda r: (r[0], int(r[1])))
+    assert len(expected) == 20 and rows(db) == expected  # 19, and the appended read
+    # a catalog from before the order was kept is sorted when read
+    old = tmp_path / "old.duckdb"
+    shutil.copy(db, old)
+    with duckdb.connect(str(old)) as con:
+        con.execute("DELETE FROM catalog_meta WHERE key = 'findings_in_order'")
+        con.execute(
+            "CREATE OR REPLACE TABLE stored_redundant_reference AS "
+            "SELECT * FROM stored_redundant_reference ORDER BY line DESC"
+        )
+    assert rows(old) == expected
+
+
 def test_incremental_ingest(workdir: Path, tmp_path: Path) -> None:
     db = tmp_path / "catalog.duckdb"
     ingest(db, workdir=workdir)
