@@ -104,8 +104,14 @@ class TraceWarning:
 
 def connect(database: str = ":memory:", read_only: bool = False) -> duckdb.DuckDBPyConnection:
     """A DuckDB connection as mur-trace uses it. DuckDB's progress bar does not print: it
-    goes to stdout, even into a pipe, and would corrupt the rows of a long query's output."""
+    goes to stdout, even into a pipe, and would corrupt the rows of a long query's output.
+    The allocator returns freed memory in the background."""
     con = duckdb.connect(database, read_only=read_only)
+    # Memory a batch frees goes back to the system before the next one is loaded (one
+    # database loads batch after batch): without this the peak of `redundant` over 20,000
+    # sessions went from 660 MB to 880 MB over nine runs, with it 660 MB to 700 MB over
+    # six, in the same time.
+    con.execute("SET allocator_background_threads = true")
     # In Jupyter the bar is a widget, and DuckDB refuses any progress bar setting when
     # ipywidgets is missing: there is nothing to stop there.
     with contextlib.suppress(duckdb.InvalidInputException):
