@@ -13,17 +13,16 @@ CASE
     ELSE coalesce(
         nullif(
             CASE WHEN starts_with(path, '/') THEN '/' ELSE '' END
-            || array_to_string(
-                list_reduce(
-                    list_filter(string_split(path, '/'), lambda s: s <> '' AND s <> '.'),
-                    lambda acc, s: CASE
-                        WHEN s = '..' AND len(acc) > 0 AND acc[len(acc)] <> '..'
-                            THEN acc[1:len(acc) - 1]
-                        ELSE list_append(acc, s)
-                    END,
-                    []::VARCHAR[]
-                ),
-                '/'
+            -- the kept segments, joined: a `..` drops the last one (unless it is a `..`)
+            || list_reduce(
+                list_filter(string_split(path, '/'), lambda s: s <> '' AND s <> '.'),
+                lambda kept, s: CASE
+                    WHEN s = '..' AND kept <> '' AND kept <> '..' AND NOT ends_with(kept, '/..')
+                        THEN regexp_replace(kept, '/?[^/]*$', '')
+                    WHEN kept = '' THEN s
+                    ELSE kept || '/' || s
+                END,
+                ''
             ),
             ''
         ),
