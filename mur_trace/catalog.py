@@ -51,9 +51,9 @@ OVERRIDES = {
     "redundant_reference": "SELECT * FROM stored_redundant_reference",
 }
 
-#: The stored findings are kept in report order (trace path, line) when `catalog_meta` says
-#: so (every ingest since it could): read in storage order, they need no sort. Older
-#: catalogs lack the key and are sorted when read.
+#: Key of `catalog_meta` saying the stored findings are kept in report order (trace path,
+#: line): every ingest rewrites them so, and then they are read in storage order, with no
+#: sort. A catalog last written by an older mur-trace lacks the key; it is sorted when read.
 IN_ORDER_KEY = "findings_in_order"
 
 

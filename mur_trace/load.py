@@ -28,7 +28,8 @@ from .errors import E_IO_001, E_IO_003, E_TRC_001
 
 #: Trace bytes loaded at a time by `find_redundant` and `ingest`: bounds their memory
 #: whatever the fleet (under 700 MB at the peak of `redundant` on 20,000 sessions).
-#: Smaller batches cost time: each starts a database and parses fewer lines at once.
+#: Smaller batches cost time: each plans the loader's queries again and parses fewer lines
+#: at once (two threads share them).
 BATCH_BYTES = 128 * 2**20
 
 #: Redundancy policies: `--policy NAME` reads the view `redundant_NAME`.
@@ -333,7 +334,6 @@ def load_traces(con: duckdb.DuckDBPyConnection, trace_paths: Sequence[str]) -> l
     con.execute(queries.get("load/fill_session_ids").sql)
     con.execute("ALTER TABLE lines DROP COLUMN problem")
     con.execute("ALTER TABLE lines DROP COLUMN torn")
-    con.execute("DROP TABLE IF EXISTS events")
     con.execute("ALTER TABLE lines RENAME TO events")
     create_settings(con)
     return skipped_traces(con)

@@ -157,11 +157,10 @@ def write_rows(rel: duckdb.DuckDBPyRelation, fmt: Format, out: TextIO) -> None:
         raise ValueError(f"{fmt.value} is not a row format for a text stream")
 
 
-def redundant_line(
-    turn: int, tool_name: str, resource: str | None, prior_turn: int, verb: str = "re-reads"
-) -> str:
-    """One redundant call, in `mur trace show`'s format."""
-    return f"  turn {turn}  {tool_name}  {resource or '—'}  ({verb} turn {prior_turn})"
+def redundant_line(turn: int, tool_name: str | None, resource: str | None, prior_turn: int) -> str:
+    """One redundant call, in `mur trace show`'s format: the few of one session. The many of
+    `redundant` and `loops` are rendered by queries/render/findings_text.sql, the same way."""
+    return f"  turn {turn}  {tool_name or '—'}  {resource or '—'}  (re-reads turn {prior_turn})"
 
 
 def _plural(n: int, word: str) -> str:

@@ -105,7 +105,6 @@ matched AS (
     SELECT
         c.trace_path,
         c.ord,
-        max(p.ord) AS prior_ord,
         arg_max(p.line, p.ord) AS prior_line,
         arg_max(p.origin, p.ord) AS prior_origin,
         arg_max(p.effect_source, p.ord) AS prior_effect_source
@@ -124,7 +123,7 @@ matched AS (
     GROUP BY ALL
 ),
 findings AS (
-    SELECT c.*, m.prior_line, m.prior_origin, m.prior_effect_source, m.prior_ord
+    SELECT c.*, m.prior_line, m.prior_origin, m.prior_effect_source
     FROM matched AS m
     JOIN candidates AS c USING (trace_path, ord)
 )

@@ -5,7 +5,8 @@
 -- A block is the session id and trace path, the number of findings, then one line per
 -- finding in line order: `  turn T  TOOL  RESOURCE  (VERB turn P)`, with `  [RULE]` when
 -- there is a rule; a missing value shows as `—`; a blank line ends the block. Blocks come
--- in trace path order. Rendering is here, not in a Python loop: a fleet has hundreds of
+-- in trace path order (`show` writes its few lines alike: render.redundant_line).
+-- Rendering is here, not in a Python loop: a fleet has hundreds of
 -- thousands of findings. The caller writes the total under the blocks from their sums.
 -- @column trace_path     VARCHAR  The trace file of the block.
 -- @column text           VARCHAR  The block, every line ending in a newline.
