@@ -27,7 +27,7 @@ from pathlib import Path
 
 import duckdb
 
-from .errors import E_IO_001, E_IO_003, MurTraceError
+from .errors import E_IO_001, E_IO_003, E_IO_004, MurTraceError
 from .load import (
     BATCH_BYTES,
     Relations,
@@ -40,6 +40,7 @@ from .load import (
     trace_warnings,
 )
 from .sessions import discover
+from .writes import check_target
 
 #: Version of the catalog's tables. A catalog of an older version must be rebuilt.
 SCHEMA_VERSION = 2  # 2: traces.warning (torn last lines)
@@ -125,23 +126,46 @@ def _tables(con: duckdb.DuckDBPyConnection) -> set[str]:
     return {row[0] for row in rows}
 
 
-def _check_version(con: duckdb.DuckDBPyConnection, db: Path) -> bool:
-    """True when the catalog has tables; an error when their version is not ours."""
+def _version(con: duckdb.DuckDBPyConnection, db: Path) -> int | None:
+    """The schema version of the catalog `con` holds; None when it holds no tables at all.
+
+    A DuckDB file whose tables are not a mur-trace catalog's (no `catalog_meta`, or one that
+    is not ours: no `schema_version` row, a version that is not a number, tables missing)
+    is an error: it is never read as a catalog, and never written.
+    """
     tables = _tables(con)
     if not tables:
-        return False
+        return None
+    foreign = MurTraceError(E_IO_003, f"{db} is not a mur-trace catalog")
     if "catalog_meta" not in tables:
-        raise MurTraceError(E_IO_003, f"{db} is not a mur-trace catalog")
-    (version,) = con.execute(
-        "SELECT value FROM main.catalog_meta WHERE key = 'schema_version'"
-    ).fetchone()
-    if int(version) < SCHEMA_VERSION:
+        raise foreign
+    try:
+        rows = con.execute(
+            "SELECT value FROM main.catalog_meta WHERE key = 'schema_version'"
+        ).fetchall()
+    except duckdb.Error:
+        raise foreign from None
+    if len(rows) != 1 or not str(rows[0][0]).isascii() or not str(rows[0][0]).isdigit():
+        raise foreign
+    version = int(rows[0][0])
+    if version == SCHEMA_VERSION and not {*STORED, "trace_files"} <= tables:
+        raise foreign
+    return version
+
+
+def _check_version(con: duckdb.DuckDBPyConnection, db: Path) -> bool:
+    """True when the catalog has tables; an error when they are not ours or their version
+    is not this mur-trace's."""
+    version = _version(con, db)
+    if version is None:
+        return False
+    if version < SCHEMA_VERSION:
         raise MurTraceError(
             E_IO_003,
             f"catalog {db} has schema version {version}, this mur-trace needs "
             f"{SCHEMA_VERSION}: rebuild it with `mur-trace ingest --db {db} --rebuild`",
         )
-    if int(version) > SCHEMA_VERSION:
+    if version > SCHEMA_VERSION:
         raise MurTraceError(
             E_IO_003,
             f"catalog {db} has schema version {version}, newer than this mur-trace "
@@ -183,6 +207,26 @@ def _remove(cat: duckdb.DuckDBPyConnection, paths: list[str], tables: Iterable[s
             )
 
 
+def _check_ours(db: Path, rebuild: bool) -> None:
+    """Before a catalog is opened for writing: a DuckDB file that is not a mur-trace
+    catalog is refused (read read-only, never written), with or without `rebuild`."""
+    if not db.is_file() or db.stat().st_size == 0:
+        return  # created by this ingest
+    con = _connect(db, read_only=True)
+    try:
+        if rebuild:
+            try:
+                _version(con, db)
+            except MurTraceError:
+                raise MurTraceError(
+                    E_IO_004, f"refusing to rebuild {db}: it is not a mur-trace catalog"
+                ) from None
+        else:
+            _check_version(con, db)
+    finally:
+        con.close()
+
+
 def ingest(
     db: str | os.PathLike[str],
     paths: Iterable[str | os.PathLike[str]] | None = None,
@@ -197,18 +241,20 @@ def ingest(
     """
     db = Path(db)
     roots = [Path(p) for p in paths or []] or [Path(workdir or "workdir")]
+    check_target(db, roots, "write the catalog")
     files = [os.path.abspath(f) for f in discover(paths, Path(workdir) if workdir else None)]
     # a file named twice, once relative and once absolute, is one trace
     report = IngestReport(skipped=check_files(files))
     if report.skipped and len(report.skipped) == len(files):  # nothing to read: say why
         raise MurTraceError(report.skipped[0].code, report.skipped[0].message)
+    _check_ours(db, rebuild)
     cat = _connect(db, read_only=False)
     try:
         cat.execute("BEGIN TRANSACTION")  # a killed ingest, --rebuild too, changes nothing
         if rebuild:
-            for table in _tables(cat):
+            for table in _tables(cat) & {*STORED, "trace_files", "catalog_meta"}:
                 cat.execute(f"DROP TABLE {table}")
-        exists = _check_version(cat, db)
+        exists = not rebuild and _check_version(cat, db)
         known: dict[str, _FileState] = {}
         if exists:
             for row in cat.execute("SELECT * FROM trace_files").fetchall():

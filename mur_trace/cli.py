@@ -42,6 +42,7 @@ from .render import (
 )
 from .sessions import DEFAULT_WORKDIR, resolve_session, select_sessions
 from .trace import Trace
+from .writes import check_target, owned_directory
 
 EXIT_ERROR = 2
 EXIT_CHECK_FAILED = 1
@@ -223,8 +224,25 @@ def _load(
     return trace
 
 
+def _guard(
+    output: Path | None,
+    paths: list[Path] | None,
+    workdir: Path,
+    db: Path | None = None,
+    effects: Path | None = None,
+) -> list[Path | None]:
+    """Refuse, before any work, an output that would write over an input (E-IO-004); return
+    the inputs, for the writers that check again what they create."""
+    inputs: list[Path | None] = [*(paths or ([] if db else [workdir])), db, effects]
+    if output is not None:
+        known = _catalog_sessions(db).values() if db is not None else ()
+        check_target(output, [*inputs, *known])
+    return inputs
+
+
 @contextlib.contextmanager
 def _output(output: Path | None) -> Iterator[TextIO]:
+    """Standard output, or the file `output` (checked by `_guard` first)."""
     if output is None:
         yield sys.stdout
     else:
@@ -263,6 +281,7 @@ def redundant(
         raise typer.BadParameter("--format parquet needs --output FILE", param_hint="--output")
     rules = _rules(rule, no_rule)
     with _errors():
+        _guard(output, paths, workdir, db, effects)
         found = find_redundant(
             paths,
             workdir=workdir,
@@ -309,6 +328,7 @@ def loops(
     if fmt is Format.parquet and output is None:
         raise typer.BadParameter("--format parquet needs --output FILE", param_hint="--output")
     with _errors():
+        _guard(output, paths, workdir, db)
         trace = _load(paths, workdir, db=db, strict=strict)
         _write_findings(
             trace.loops(window), trace.session_count(), fmt, output, noun="loop", verb="repeats"
@@ -506,6 +526,10 @@ def ingest(
         _notify(report.skipped, report.warnings, strict)
 
 
+#: The file that marks a directory as an export's: only such a directory is written again.
+EXPORT_MARK = ".mur-trace-export"
+
+
 class PartitionBy(StrEnum):
     date = "date"
     capsule = "capsule"
@@ -525,11 +549,16 @@ def export(
 ) -> None:
     """Write the events and the findings as a Parquet dataset for Spark, Trino, DuckDB."""
     with _errors():
+        inputs = _guard(parquet, paths, workdir, db)
         trace = _load(paths, workdir, policy.value, db=db, strict=strict)
-        for name, rel in trace.export_tables().items():
-            where = parquet / name
-            rows = write_dataset(rel, where, partition_by.value if partition_by else None)
-            typer.echo(f"{where}: {rows:,} rows")
+        tables = trace.export_tables()
+        written = {}
+        with owned_directory(parquet, EXPORT_MARK, list(tables), inputs) as staging:
+            for name, rel in tables.items():
+                partitions = partition_by.value if partition_by else None
+                written[name] = write_dataset(rel, staging / name, partitions)
+        for name, rows in written.items():
+            typer.echo(f"{parquet / name}: {rows:,} rows")
 
 
 class PlotKind(StrEnum):
@@ -558,9 +587,11 @@ def plot(
     with _errors():
         if kind is PlotKind.timeline:
             path = _resolve(session, workdir, _catalog_sessions(db))
+            _guard(output, [path], workdir, db)
             trace = _load([path], workdir, policy.value, db=db)
             figure = plots.timeline(trace)
         else:
+            _guard(output, paths, workdir, db)
             trace = _load(paths, workdir, policy.value, db=db)
             figure = getattr(plots, kind.value)(trace)
         figure.savefig(output, dpi=120)

@@ -28,6 +28,8 @@ import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .writes import owned_directory
+
 BYTES_PER_TOKEN = 4
 START_MS = 1_795_000_000_000  # 2026-11-18
 
@@ -42,6 +44,11 @@ URLS = [
     "https://github.com/murmur-nexus/murmur/issues/42",
 ]
 PATTERNS = ["TODO", "fn main", "unwrap()", "Config", "impl Widget", "async fn", "#[test]"]
+
+#: What `synthesize` writes into its output directory, and the file that says it did: an
+#: existing directory is written again only when it holds that mark (its old sessions go).
+SYNTH_PARTS = ("workdir", "truth.jsonl", "effects.toml")
+SYNTH_MARK = ".mur-trace-synth"
 
 EFFECTS_TOML = """\
 # Effects of the simulated tools that declare nothing (mur-trace --effects).
@@ -503,16 +510,17 @@ def synthesize(
     Each attempt runs between `turns[0]` and `turns[1]` turns.
     """
     out = Path(out)
-    workdir = out / "workdir"
-    workdir.mkdir(parents=True, exist_ok=True)
-    with open(out / "truth.jsonl", "w", encoding="utf-8") as truth:
-        for index in range(sessions):
-            session = simulate(index, seed, turns)
-            directory = workdir / session.id
-            directory.mkdir(exist_ok=True)
-            text = "\n".join(session.lines) + "\n"
-            (directory / "trace.jsonl").write_text(text, encoding="utf-8")
-            for row in session.truth:
-                truth.write(json.dumps(row) + "\n")
-    (out / "effects.toml").write_text(EFFECTS_TOML, encoding="utf-8")
-    return workdir
+    with owned_directory(out, SYNTH_MARK, SYNTH_PARTS) as staging:
+        workdir = staging / "workdir"
+        workdir.mkdir()
+        with open(staging / "truth.jsonl", "w", encoding="utf-8") as truth:
+            for index in range(sessions):
+                session = simulate(index, seed, turns)
+                directory = workdir / session.id
+                directory.mkdir(exist_ok=True)
+                text = "\n".join(session.lines) + "\n"
+                (directory / "trace.jsonl").write_text(text, encoding="utf-8")
+                for row in session.truth:
+                    truth.write(json.dumps(row) + "\n")
+        (staging / "effects.toml").write_text(EFFECTS_TOML, encoding="utf-8")
+    return out / "workdir"

@@ -1,0 +1,130 @@
+"""Every path a command writes goes through here: traces are only ever read.
+
+One rule, in one place: no command writes, truncates or deletes a path that is, contains
+or lies inside one of its inputs (trace files, session directories, workdirs, a catalog,
+an effects file; compared as resolved paths, and as files, so a symbolic or hard link to
+an input is that input), nor a directory it did not create itself. A refusal is one
+`E-IO-004` line before anything is opened for writing.
+
+Directories a command fills (`export`'s dataset, `synth`'s output) are written beside
+their destination first and moved into it when complete; a destination that already
+holds files is written again only when it carries the command's own mark, which says it
+wrote them, and then only the parts it writes are replaced.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import tempfile
+from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
+
+from .errors import E_IO_004, MurTraceError
+
+#: A path given on the command line or to the API.
+PathLike = str | os.PathLike[str]
+
+
+def _real(path: PathLike) -> str:
+    return os.path.realpath(os.fspath(path))
+
+
+def _inside(path: str, directory: str) -> bool:
+    """Whether resolved `path` lies strictly inside resolved `directory`."""
+    prefix = directory if directory.endswith(os.sep) else directory + os.sep
+    return path.startswith(prefix)
+
+
+def _identity(path: PathLike) -> tuple[int, int] | None:
+    """(device, inode) of an existing file, so that a hard link is known for the file."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
+
+
+def _elsewhere(directory: str, identity: tuple[int, int] | None) -> Iterator[str]:
+    """The trace files of a directory input (its own, its sessions') that could be another
+    path's file: those reached through a symbolic link, and, when the target exists, all
+    (a hard link is the same file under another name)."""
+    candidates = [os.path.join(directory, "trace.jsonl")]
+    with contextlib.suppress(OSError), os.scandir(directory) as entries:
+        for entry in entries:
+            candidates.append(entry.path if entry.is_file() else f"{entry.path}/trace.jsonl")
+    for trace in candidates:
+        if identity is not None or os.path.islink(trace) or os.path.islink(os.path.dirname(trace)):
+            yield trace
+
+
+def check_target(target: PathLike, inputs: Iterable[PathLike | None], what: str = "write") -> None:
+    """Refuse (E-IO-004) to write `target` when it is, contains or lies inside an input.
+
+    Paths are compared resolved (symbolic links followed), and an existing target is also
+    compared as a file with every trace of the inputs (a hard link is the same file).
+    """
+    real = _real(target)
+    identity = _identity(target)
+    for given in inputs:
+        if given is None or os.fspath(given) == "":
+            continue
+        source = _real(given)
+        if real == source or (identity is not None and identity == _identity(given)):
+            reason = "it is the input"
+        elif _inside(real, source):
+            reason = "it lies inside the input"
+        elif _inside(source, real):
+            reason = "it contains the input"
+        elif os.path.isdir(source) and any(
+            _real(trace) == real or (identity is not None and _identity(trace) == identity)
+            for trace in _elsewhere(source, identity)
+        ):
+            reason = "it is a trace of the input"
+        else:
+            continue
+        shown = os.fspath(target) or "."
+        raise MurTraceError(E_IO_004, f"refusing to {what} {shown}: {reason} {os.fspath(given)}")
+
+
+@contextlib.contextmanager
+def owned_directory(
+    target: PathLike, mark: str, parts: Sequence[str], inputs: Iterable[PathLike | None] = ()
+) -> Iterator[Path]:
+    """A fresh directory to write `parts` into; on success they replace `target`'s.
+
+    `target` may be missing, empty, or a directory holding the file `mark` (written by this
+    same mechanism earlier); anything else is refused, before anything is written. The
+    parts are written beside `target` and moved in when complete: an interrupted command
+    leaves `target` as it was. Only `parts` and `mark` of `target` are replaced; other
+    files in it are left alone.
+    """
+    target = Path(target) if os.fspath(target) else Path(".")
+    check_target(target, inputs)
+    if target.exists() and not target.is_dir():
+        raise MurTraceError(E_IO_004, f"refusing to write {target}: it is not a directory")
+    if target.is_dir() and any(target.iterdir()) and not (target / mark).is_file():
+        raise MurTraceError(
+            E_IO_004,
+            f"refusing to write into {target}: it holds files this command did not write "
+            "(give a new or empty directory)",
+        )
+    parent = Path(_real(target)).parent
+    parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{Path(_real(target)).name}.", dir=parent))
+    try:
+        yield staging
+        (staging / mark).write_text("written by mur-trace\n", encoding="utf-8")
+        target.mkdir(parents=True, exist_ok=True)
+        old = Path(tempfile.mkdtemp(prefix=".replaced.", dir=target))
+        try:
+            for part in (*parts, mark):
+                if (target / part).exists() or (target / part).is_symlink():
+                    os.replace(target / part, old / part)
+                if (staging / part).exists():
+                    os.replace(staging / part, target / part)
+        finally:
+            shutil.rmtree(old, ignore_errors=True)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)

@@ -1,0 +1,305 @@
+"""Traces are only ever read: no command writes over an input or what it did not create."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+from pathlib import Path
+
+import duckdb
+import pytest
+from typer.testing import CliRunner
+
+from mur_trace.cli import app
+from mur_trace.errors import MurTraceError
+from mur_trace.writes import check_target
+
+runner = CliRunner()
+S1 = "ses_01a21715468070018000000000001eef"
+
+
+def checksums(root: Path) -> dict[str, str]:
+    """Every file under `root` (or `root` itself) and the SHA-256 of its bytes."""
+    files = [root] if root.is_file() else sorted(p for p in root.rglob("*") if p.is_file())
+    return {str(p): hashlib.sha256(p.read_bytes()).hexdigest() for p in files}
+
+
+def refused(result, *fragments: str) -> None:
+    """Exit 2, one `E-IO-004` line naming what was refused."""
+    assert result.exit_code == 2, result.output
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error[E-IO-004]: refusing to "), lines
+    for fragment in fragments:
+        assert fragment in lines[0], (fragment, lines[0])
+
+
+@pytest.fixture
+def workdir(tmp_path: Path, sample_workdir: Path) -> Path:
+    copy = tmp_path / "wd"
+    shutil.copytree(sample_workdir, copy)
+    return copy
+
+
+# ── export ───────────────────────────────────────────────────────────────────
+
+
+@pytest.mark.parametrize("target", [".", ""])
+def test_export_into_a_directory_holding_the_traces_is_refused(
+    tmp_path: Path, workdir: Path, monkeypatch, target: str
+) -> None:
+    project = tmp_path / "proj"
+    project.mkdir()
+    events = project / "events"
+    shutil.copytree(workdir, events)
+    before = checksums(project)
+    monkeypatch.chdir(project)
+    result = runner.invoke(app, ["export", "--parquet", target, "--workdir", "events"])
+    refused(result, "it contains the input events")
+    assert checksums(project) == before
+    assert len(list(events.glob("ses_*/trace.jsonl"))) == 7
+
+
+def test_export_into_a_directory_it_did_not_write_is_refused(tmp_path: Path, workdir: Path) -> None:
+    other = tmp_path / "other"
+    (other / "events").mkdir(parents=True)
+    (other / "events" / "mine.parquet").write_bytes(b"PAR1 not ours")
+    (other / "notes.txt").write_text("keep me")
+    before = checksums(other)
+    result = runner.invoke(app, ["export", "--parquet", str(other), "--workdir", str(workdir)])
+    refused(result, "holds files this command did not write")
+    assert checksums(other) == before
+
+
+def test_export_again_replaces_its_own_tables_and_nothing_else(
+    tmp_path: Path, workdir: Path
+) -> None:
+    out = tmp_path / "out"
+    first = runner.invoke(
+        app, ["export", "--parquet", str(out), "--workdir", str(workdir), "--partition-by", "date"]
+    )
+    assert first.exit_code == 0, first.output
+    (out / "analysis.ipynb").write_text("{}")  # a file of the user's beside the tables
+    again = runner.invoke(
+        app,
+        ["export", "--parquet", str(out), "--workdir", str(workdir), "--partition-by", "capsule"],
+    )
+    assert again.exit_code == 0, again.output
+    assert (out / "analysis.ipynb").read_text() == "{}"
+    layouts = {p.name.split("=")[0] for p in (out / "events").iterdir()}
+    assert layouts == {"capsule"}  # the date layout is gone: one layout, readable
+    rows = duckdb.sql(
+        f"SELECT count(*) FROM read_parquet('{out}/events/**/*.parquet', hive_partitioning=true)"
+    ).fetchall()[0][0]
+    assert rows == 134
+    assert not [p for p in out.iterdir() if p.name.startswith(".replaced")]
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".out.")]
+
+
+# ── -o / --output ─────────────────────────────────────────────────────────────
+
+
+def output_commands(workdir: Path, target: Path) -> list[list[str]]:
+    trace = str(workdir / S1 / "trace.jsonl")
+    return [
+        ["redundant", trace, "-o", str(target)],
+        ["redundant", "--workdir", str(workdir), "-f", "csv", "-o", str(target)],
+        ["redundant", "--workdir", str(workdir), "-f", "parquet", "-o", str(target)],
+        ["loops", "--workdir", str(workdir), "-o", str(target)],
+        ["loops", trace, "-f", "jsonl", "-o", str(target)],
+        ["plot", "waste", "--workdir", str(workdir), "-o", str(target)],
+        ["plot", "timeline", "--session", trace, "--workdir", str(workdir), "-o", str(target)],
+    ]
+
+
+def test_output_onto_an_input_trace_is_refused(workdir: Path) -> None:
+    before = checksums(workdir)
+    for command in output_commands(workdir, workdir / S1 / "trace.jsonl"):
+        refused(runner.invoke(app, command), "trace.jsonl")
+    assert checksums(workdir) == before
+
+
+def test_output_through_a_link_to_an_input_trace_is_refused(tmp_path: Path, workdir: Path) -> None:
+    trace = workdir / S1 / "trace.jsonl"
+    (tmp_path / "soft.jsonl").symlink_to(trace)
+    os.link(trace, tmp_path / "hard.jsonl")
+    before = checksums(workdir)
+    for name in ("soft.jsonl", "hard.jsonl"):
+        for command in output_commands(workdir, tmp_path / name):
+            refused(runner.invoke(app, command))
+    assert checksums(workdir) == before
+
+
+def test_a_trace_linked_into_the_workdir_is_an_input_too(tmp_path: Path, workdir: Path) -> None:
+    elsewhere = tmp_path / "elsewhere.jsonl"
+    shutil.move(workdir / S1 / "trace.jsonl", elsewhere)
+    (workdir / S1 / "trace.jsonl").symlink_to(elsewhere)
+    before = checksums(elsewhere)
+    result = runner.invoke(app, ["redundant", "--workdir", str(workdir), "-o", str(elsewhere)])
+    refused(result, "is a trace of the input")
+    assert checksums(elsewhere) == before
+
+
+def test_output_inside_an_input_workdir_is_refused(workdir: Path) -> None:
+    result = runner.invoke(app, ["redundant", "--workdir", str(workdir), "-o", f"{workdir}/x.csv"])
+    refused(result, "lies inside the input")
+    assert not (workdir / "x.csv").exists()
+
+
+def test_output_beside_the_inputs_is_written(tmp_path: Path, workdir: Path) -> None:
+    out = tmp_path / "findings.txt"
+    result = runner.invoke(app, ["redundant", "--workdir", str(workdir), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    assert out.read_text().endswith("total:      19 redundant calls in 7 of 7 sessions\n")
+
+
+# ── catalogs ─────────────────────────────────────────────────────────────────
+
+
+def foreign_database(path: Path) -> Path:
+    con = duckdb.connect(str(path))
+    con.execute("CREATE TABLE customers (name VARCHAR)")
+    con.execute("INSERT INTO customers VALUES ('Ada')")
+    con.close()
+    return path
+
+
+@pytest.mark.parametrize("rebuild", [True, False])
+def test_a_database_that_is_not_a_catalog_is_never_written(
+    tmp_path: Path, workdir: Path, rebuild: bool
+) -> None:
+    db = foreign_database(tmp_path / "other.duckdb")
+    before = checksums(db)
+    result = runner.invoke(
+        app, ["ingest", "--db", str(db), "--workdir", str(workdir), *(["--rebuild"] * rebuild)]
+    )
+    assert result.exit_code == 2
+    assert "is not a mur-trace catalog" in result.stderr
+    assert checksums(db) == before
+    assert not Path(f"{db}.wal").exists()
+    assert duckdb.connect(str(db), read_only=True).sql("FROM customers").fetchall() == [("Ada",)]
+
+
+@pytest.mark.parametrize(
+    "meta",
+    [
+        ["INSERT INTO catalog_meta VALUES ('schema_version', 'abc')"],
+        ["INSERT INTO catalog_meta VALUES ('schema_version', NULL)"],
+        [],  # no version row
+        ["INSERT INTO catalog_meta VALUES ('schema_version', '2')"],  # and no other table
+    ],
+)
+def test_a_catalog_meta_that_is_not_ours_is_a_clear_error(
+    tmp_path: Path, workdir: Path, meta: list[str]
+) -> None:
+    db = tmp_path / "odd.duckdb"
+    con = duckdb.connect(str(db))
+    con.execute("CREATE TABLE catalog_meta (key VARCHAR, value VARCHAR)")
+    for statement in meta:
+        con.execute(statement)
+    con.close()
+    before = checksums(db)
+    for command in (
+        ["redundant", "--db", str(db)],
+        ["report", "--db", str(db)],
+        ["ingest", "--db", str(db), "--workdir", str(workdir)],
+    ):
+        result = runner.invoke(app, command)
+        assert result.exit_code == 2, (command, result.output)
+        assert result.stderr == f"error[E-IO-003]: {db} is not a mur-trace catalog\n"
+    refused(
+        runner.invoke(app, ["ingest", "--db", str(db), "--workdir", str(workdir), "--rebuild"]),
+        "not a mur-trace catalog",
+    )
+    assert checksums(db) == before
+
+
+def test_rebuild_of_a_catalog_drops_only_its_own_tables(tmp_path: Path, workdir: Path) -> None:
+    db = tmp_path / "cat.duckdb"
+    assert runner.invoke(app, ["ingest", "--db", str(db), "--workdir", str(workdir)]).exit_code == 0
+    con = duckdb.connect(str(db))
+    con.execute("CREATE TABLE my_notes AS SELECT 'mine' AS note")
+    con.close()
+    result = runner.invoke(app, ["ingest", "--db", str(db), "--workdir", str(workdir), "--rebuild"])
+    assert result.exit_code == 0, result.output
+    assert "7 new" in result.output
+    con = duckdb.connect(str(db), read_only=True)
+    assert con.sql("FROM my_notes").fetchall() == [("mine",)]
+
+
+def test_a_catalog_inside_the_workdir_it_reads_is_refused(workdir: Path) -> None:
+    before = checksums(workdir)
+    result = runner.invoke(
+        app, ["ingest", "--db", f"{workdir}/cat.duckdb", "--workdir", str(workdir)]
+    )
+    refused(result, "lies inside the input")
+    assert checksums(workdir) == before
+
+
+def test_a_catalog_that_is_an_input_trace_is_refused(workdir: Path) -> None:
+    trace = workdir / S1 / "trace.jsonl"
+    before = checksums(workdir)
+    refused(runner.invoke(app, ["ingest", "--db", str(trace), str(trace)]), "it is the input")
+    assert checksums(workdir) == before
+
+
+def test_output_onto_the_catalog_being_read_is_refused(tmp_path: Path, workdir: Path) -> None:
+    db = tmp_path / "cat.duckdb"
+    assert runner.invoke(app, ["ingest", "--db", str(db), "--workdir", str(workdir)]).exit_code == 0
+    before = checksums(db)
+    refused(runner.invoke(app, ["redundant", "--db", str(db), "-o", str(db)]), "it is the input")
+    # the catalog's traces are inputs too, wherever they lie
+    trace = str(workdir / S1 / "trace.jsonl")
+    refused(runner.invoke(app, ["redundant", "--db", str(db), "-f", "csv", "-o", trace]))
+    assert checksums(db) == before
+
+
+# ── synth ────────────────────────────────────────────────────────────────────
+
+
+def test_synth_into_a_directory_it_did_not_write_is_refused(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "thesis.tex").write_text("years of work")
+    result = runner.invoke(app, ["synth", str(out), "--sessions", "2"])
+    refused(result, "holds files this command did not write")
+    assert [p.name for p in out.iterdir()] == ["thesis.tex"]
+
+
+def test_synth_again_replaces_its_own_sessions(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    assert runner.invoke(app, ["synth", str(out), "--sessions", "5"]).exit_code == 0
+    assert runner.invoke(app, ["synth", str(out), "--sessions", "2", "--seed", "3"]).exit_code == 0
+    sessions = {p.name for p in (out / "workdir").iterdir()}
+    lines = (out / "truth.jsonl").read_text().splitlines()
+    truth = {json.loads(line)["session_id"] for line in lines}
+    assert len(sessions) == 2 and truth <= sessions
+
+
+# ── the rule itself ──────────────────────────────────────────────────────────
+
+
+def test_check_target_compares_resolved_paths(tmp_path: Path) -> None:
+    workdir = tmp_path / "wd"
+    (workdir / "ses_a").mkdir(parents=True)
+    (workdir / "ses_a" / "trace.jsonl").write_text("{}\n")
+    check_target(tmp_path / "out.csv", [workdir])  # beside: fine
+    for target in (workdir, tmp_path, workdir / "ses_a", workdir / ".." / "wd" / "x"):
+        with pytest.raises(MurTraceError) as caught:
+            check_target(target, [workdir])
+        assert caught.value.code == "E-IO-004"
+
+
+def test_the_api_never_writes_an_input(tmp_path: Path, workdir: Path) -> None:
+    from mur_trace.catalog import ingest
+    from mur_trace.synth import synthesize
+
+    with pytest.raises(MurTraceError) as caught:
+        ingest(workdir / S1 / "trace.jsonl", [workdir / S1 / "trace.jsonl"])
+    assert caught.value.code == "E-IO-004"
+    before = checksums(workdir)
+    with pytest.raises(MurTraceError) as caught:
+        synthesize(workdir, 1)
+    assert caught.value.code == "E-IO-004"
+    assert checksums(workdir) == before
