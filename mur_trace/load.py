@@ -43,6 +43,7 @@ MACROS: dict[str, tuple[str, str]] = {
     "normalise_path": ("path", "functions/normalise_path"),
     "wrong_json_type": ("value, kind", "functions/wrong_json_type"),
     "checked_fields": ("", "functions/checked_fields"),
+    "split_shell_words": ("command", "functions/split_shell_words"),
 }
 
 #: Relation name -> query name. Each is created when first needed, after what it uses

@@ -442,12 +442,10 @@ class Session:
             read = (("file", path), "whole")
         line = self.call("bash", {"command": command}, out=self.size(path) if read else 150)
         fail = read is not None and rng.random() < 0.05
-        style = rng.random()
-        if style < 0.5:
-            binary, args = "/bin/bash", f'-c "{command}"'
-        else:
-            binary, args = None, command
-        self.shell(binary, args, exit_code=1 if fail else 0)
+        # as the runtime writes it: the interpreter (resolved, or its bare name when nothing
+        # resolved; older runtimes wrote none) and the script
+        binary = rng.choice(["/usr/bin/bash", "bash", None])
+        self.shell(binary, command, exit_code=1 if fail else 0)
         if read is not None:
             self.observe(line, read[0], read[1], not fail)
             self.recent.append(path)

@@ -28,10 +28,18 @@
 WITH obs AS (
     SELECT
         *,
-        -- the last reset or unknown change before each observation, all identities alike
-        max(CASE WHEN kind IN ('reset', 'mutate_all') THEN ord END) OVER (
+        -- the last context reset before each observation, all identities alike
+        max(CASE WHEN kind = 'reset' THEN ord END) OVER (
             PARTITION BY trace_path ORDER BY ord ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING
         ) AS last_reset,
+        -- the last change that may have changed any local resource (never a URL's answer)
+        CASE WHEN NOT regexp_matches(coalesce(identity, ''), '^[A-Za-z][A-Za-z0-9+.-]*://')
+            OR starts_with(identity, 'file://')
+            THEN max(CASE WHEN kind = 'mutate_all' THEN ord END) OVER (
+                PARTITION BY trace_path ORDER BY ord
+                ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING
+            )
+        END AS last_unknown_change,
         -- the last change of this very identity
         max(CASE WHEN kind = 'mutate' THEN ord END) OVER (
             PARTITION BY trace_path, identity ORDER BY ord
@@ -89,7 +97,7 @@ directories AS (
 candidates AS (
     SELECT
         r.*,
-        greatest(r.last_reset, r.last_change, rc.last_related) AS barrier,
+        greatest(r.last_reset, r.last_unknown_change, r.last_change, rc.last_related) AS barrier,
         -- a file, as far as the trace tells: a path with an extension and nothing beneath it
         r.is_path AND d.identity IS NULL
             AND regexp_matches(r.identity, '[^/.][.][A-Za-z0-9]+$') AS is_file
@@ -122,10 +130,30 @@ matched AS (
         )
     GROUP BY ALL
 ),
+-- a shell call is one request: redundant only when every read it made is, and it changed
+-- nothing; it is reported once, with its latest read
+shell_calls AS (
+    SELECT
+        trace_path,
+        line,
+        count(*) FILTER (WHERE kind = 'read') AS reads,
+        count(*) FILTER (WHERE kind <> 'read') AS changes
+    FROM context_observations
+    WHERE origin = 'shell'
+    GROUP BY ALL
+),
 findings AS (
     SELECT c.*, m.prior_line, m.prior_origin, m.prior_effect_source
     FROM matched AS m
     JOIN candidates AS c USING (trace_path, ord)
+    LEFT JOIN shell_calls AS s
+        ON c.origin = 'shell' AND s.trace_path = c.trace_path AND s.line = c.line
+    WHERE c.origin <> 'shell' OR s.changes = 0
+    QUALIFY c.origin <> 'shell' OR (
+        count(*) OVER (PARTITION BY c.trace_path, c.line) = any_value(s.reads) OVER (
+            PARTITION BY c.trace_path, c.line)
+        AND row_number() OVER (PARTITION BY c.trace_path, c.line ORDER BY c.ord DESC) = 1
+    )
 )
 SELECT
     t.session_id,

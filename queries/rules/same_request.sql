@@ -1,23 +1,31 @@
 -- rule same_request: a read repeats an earlier one only if it asked for what that one saw.
 --
--- The request of a call is its input without the keys that name the path; a read is whole
--- when its request holds nothing but an operation name (`operation`, `op`, `action`), like
--- `read_file` or another tool's plain read (`cat f` is whole, `grep x f` is not). An earlier
--- read covers a later one of the same resource when both asked the same (equal requests),
--- when both are whole, or when the earlier one read a file whole: a file read whole holds
--- any part of it. A path counts as a file when its name has an extension and no other path
--- of the trace lies beneath it; a directory's whole read is a listing, which does not hold
--- a search, and an unknown path is treated as a directory. So `find_references` after
--- `find_definition` of one symbol, a search in a directory after listing it, or a read of
--- a file after a `grep` in it, are not redundant; a `grep` after reading the file is.
+-- The request of a call is its tool and its input without the keys that name the path.
+-- A read is whole when it asked for nothing but its resource (its input holds nothing but
+-- the path, an operation name (`operation`, `op`, `action`), and a byte cap (`max_bytes`,
+-- ...) the output stayed below: a capped read that returned less than its cap returned
+-- everything) and its operation, or its tool when it names none, says it reads content
+-- (`read_file`, `fs_cat`, `view`, `get_contents`, `Read`, ...), not metadata (`fs_stat`,
+-- `get_info`, `exists`, `list_dir`, `search`: a path alone does not make a whole read).
+-- An earlier read covers a later one of the same resource when both asked the same
+-- (equal requests), when both are whole (two tools that returned a whole file returned
+-- the same thing), or when the earlier one read a file whole: a file read whole holds any
+-- part of it. A path counts as a file when its name has an extension and no other path of
+-- the trace lies beneath it; a directory's whole read is a listing, which does not hold a
+-- search, and an unknown path is treated as a directory. So `find_references` after
+-- `find_definition` of one symbol, a search in a directory after listing it, a read of a
+-- file after a `grep` in it, or after its `stat`, are not redundant; a `grep` after
+-- reading the file is, and so is `read_file` after `fs_cat` of the same file.
 -- @column trace_path VARCHAR  Trace file.
 -- @column line       BIGINT   Line of the call.
--- @column request    VARCHAR  The input without its path keys, as JSON text (NULL when the rule is off).
+-- @column request    VARCHAR  The tool and its input without its path keys (NULL when the rule is off).
 -- @column whole      BOOLEAN  The call read the whole resource (always true when the rule is off).
 WITH requests AS (
     SELECT
         trace_path,
         line,
+        tool_name,
+        output_bytes,
         CASE WHEN json_type(input) = 'OBJECT' THEN
             map_from_entries(list_filter(
                 map_entries(json_transform(input, '"MAP(VARCHAR, JSON)"')),
@@ -26,15 +34,48 @@ WITH requests AS (
         END AS rest
     FROM tool_calls
     WHERE resource IS NOT NULL
+),
+asked AS (
+    SELECT
+        *,
+        -- what the call asked beyond its resource: a byte cap it stayed below asks nothing
+        list_filter(map_keys(rest), lambda k: NOT (
+            lower(k) IN ('operation', 'op', 'action')
+            OR (regexp_full_match(lower(k), 'max_?(bytes|size|length|chars)|(byte|size)_?limit')
+                AND TRY_CAST(rest[k]::VARCHAR AS BIGINT) > coalesce(output_bytes, 0))
+        )) AS extra,
+        -- the words of its operation (or tool) name: `readFile`, `fs_cat` -> read file, fs cat
+        string_split(regexp_replace(lower(regexp_replace(
+            coalesce(
+                list_filter(
+                    list_transform(
+                        list_filter(map_entries(rest),
+                            lambda e: lower(e.key) IN ('operation', 'op', 'action')),
+                        lambda e: json_extract_string(e.value, '$')
+                    ),
+                    lambda v: v IS NOT NULL
+                )[1],
+                tool_name,
+                ''
+            ),
+            '([a-z0-9])([A-Z])', '\1_\2', 'g'
+        )), '[^a-z0-9]+', ' ', 'g'), ' ') AS words
+    FROM requests
 )
 SELECT
     trace_path,
     line,
     CASE WHEN (SELECT enabled FROM context_rules WHERE name = 'same_request')
-        THEN coalesce(to_json(rest)::VARCHAR, '{}')
+        THEN coalesce(tool_name, '') || ' ' || coalesce(to_json(rest)::VARCHAR, '{}')
     END AS request,
     NOT (SELECT enabled FROM context_rules WHERE name = 'same_request')
-        OR rest IS NULL
-        OR list_bool_and(list_transform(map_keys(rest), lambda k: k IN ('operation', 'op', 'action')))
-        OR cardinality(rest) = 0 AS whole
-FROM requests
+        OR (
+            coalesce(len(extra), 0) = 0
+            AND list_has_any(words, ['read', 'cat', 'view', 'open', 'get', 'show', 'load',
+                'fetch', 'dump', 'display', 'print', 'content', 'contents'])
+            AND NOT list_has_any(words, ['stat', 'stats', 'info', 'metadata', 'meta', 'exists',
+                'exist', 'size', 'mtime', 'perms', 'permissions', 'owner', 'hash', 'checksum',
+                'count', 'list', 'ls', 'dir', 'tree', 'search', 'find', 'grep', 'glob', 'head',
+                'tail', 'range', 'lines', 'symbols', 'outline', 'diff'])
+        ) AS whole
+FROM asked
