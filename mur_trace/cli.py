@@ -433,7 +433,7 @@ def diff(
 def _resolve_pair(
     before: str, after: str, workdir: Path, known: dict[str, str] | None
 ) -> tuple[Path, Path]:
-    """Both sessions of a diff; when both fail, one error naming both."""
+    """Both sessions of a diff; when both fail, one error with a line for each."""
     resolved, errors = [], []
     for arg, label in ((before, "before"), (after, "after")):
         try:
@@ -441,7 +441,7 @@ def _resolve_pair(
         except MurTraceError as exc:
             errors.append(exc)
     if errors:
-        raise MurTraceError(errors[0].code, "; ".join(e.message for e in errors))
+        raise MurTraceError(errors[0].code, "\n".join(e.message for e in errors))
     return resolved[0], resolved[1]
 
 

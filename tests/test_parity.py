@@ -298,9 +298,11 @@ def test_ambiguous_suffix_lists_the_candidates(workdir: Path) -> None:
     write(workdir, other, alpha())
     result = run("show", "0001", "--workdir", str(workdir))
     assert result.exit_code == 2
+    # as `mur trace` lists them: one candidate a line, sorted
     assert result.stderr == (
-        "error[E-TRC-002]: ambiguous: '0001' matches 2 sessions — provide more characters: "
-        f"{ALPHA}, {other}\n"
+        "error[E-TRC-002]: ambiguous: '0001' matches 2 sessions — provide more characters\n"
+        f"  {ALPHA}\n"
+        f"  {other}\n"
     )
 
 
@@ -339,7 +341,7 @@ def test_bad_ordinals(workdir: Path, ordinal: str, message: str) -> None:
 def test_diff_reports_both_bad_arguments(workdir: Path) -> None:
     result = run("diff", "@9", "nope", "--workdir", str(workdir))
     assert result.stderr == (
-        "error[E-TRC-002]: before: @9 is out of range — workdir has 2 sessions; "
+        "error[E-TRC-002]: before: @9 is out of range — workdir has 2 sessions\n"
         f"after: no session found matching suffix 'nope' in {workdir}\n"
     )
 
