@@ -425,8 +425,12 @@ def diff(
                 "Usage: mur-trace diff [<before> <after>]",
             )
         a, b = _resolve_pair(before or "@2", after or "@1", workdir, _catalog_sessions(db))
-        trace = _load([a, b], workdir, policy.value, rules, effects, db)
+        trace = load(
+            [a, b], workdir=workdir, db=db, policy=policy.value, rules=rules, effects=effects
+        )
+        # a run that cannot be read is the error, as `mur trace` says it: no warning first
         rows = list(records(trace.diff(str(a), str(b))))
+        _notify([], trace.warnings)
         typer.echo(diff_text(rows) if fmt is DocFormat.text else json_document(rows), nl=False)
 
 

@@ -147,6 +147,9 @@ class Trace:
             .fetchall()
         )
         if not rows:
+            left_out = next((s for s in self.skipped if s.trace_path == trace_path), None)
+            if left_out is not None:  # what kept it out is the error
+                raise MurTraceError(left_out.code, left_out.message)
             raise MurTraceError(E_TRC_001, f"{trace_path}: not among the loaded traces")
         for present, event in zip(rows[0], ("session_start", "session_end"), strict=True):
             if not present:

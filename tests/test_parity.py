@@ -346,6 +346,23 @@ def test_diff_reports_both_bad_arguments(workdir: Path) -> None:
     )
 
 
+@pytest.mark.parametrize("missing", ["before", "after"])
+def test_diff_with_a_missing_trace_file(workdir: Path, missing: str) -> None:
+    absent = str(workdir / "missing.jsonl")
+    present = str(workdir / ALPHA / "trace.jsonl")
+    args = [absent, present] if missing == "before" else [present, absent]
+    result = run("diff", *args)
+    assert result.exit_code == 2
+    assert result.stderr == f"error[E-IO-001]: trace file not found: {absent}\n"
+
+
+def test_diff_with_an_empty_trace_file(workdir: Path) -> None:
+    empty = write(workdir, "ses_eeeeeeeeeeee7eee8eee000000000005", "")
+    result = run("diff", str(empty), "@1", "--workdir", str(workdir))
+    assert result.exit_code == 2
+    assert result.stderr == f"error[E-TRC-001]: {empty}: trace file is empty\n"
+
+
 def test_diff_with_one_argument_is_an_error(workdir: Path) -> None:
     result = run("diff", "@1", "--workdir", str(workdir))
     assert result.exit_code == 2
