@@ -33,6 +33,7 @@ from .render import (
     report_text,
     show_data,
     show_text,
+    skipped_note,
     steps_data,
     steps_text,
     write_dataset,
@@ -480,9 +481,19 @@ def report(
         paths = select_sessions(sessions or [], workdir, last=last, since=since, known=names)
         if known is not None:
             paths = [Path(known.get(p.parent.name, p)) for p in paths]
-        trace = _load(paths, workdir, policy.value, rules, effects, db, strict)
-        result = trace.report()
-        _notify(result.incomplete, [], strict)
+        trace = load(
+            paths,
+            workdir=workdir,
+            db=db,
+            policy=policy.value,
+            rules=rules,
+            effects=effects,
+            require_readable=False,
+        )
+        result = trace.report()  # when nothing complete is left, its error says so
+        if result.incomplete:
+            typer.echo(skipped_note(len(result.incomplete)), err=True)
+        _notify(result.skipped, trace.warnings, strict)
         data = report_data(result, str(db or workdir))
         typer.echo(report_text(data) if fmt is DocFormat.text else json_document(data), nl=False)
 

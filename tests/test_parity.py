@@ -555,6 +555,7 @@ def test_report_skips_unreadable_and_incomplete_sessions(workdir: Path) -> None:
     result = report_of(workdir)
     assert result.exit_code == 0
     assert result.stderr.splitlines() == [
+        "note: skipped 2 incomplete session(s)",
         f"warning[E-TRC-001]: skipped {empty}: trace file is empty",
         f"warning[E-TRC-001]: skipped {torn}: no session_end event found",
     ]
@@ -563,11 +564,28 @@ def test_report_skips_unreadable_and_incomplete_sessions(workdir: Path) -> None:
 
 def test_report_with_only_incomplete_sessions_is_an_error(tmp_path: Path) -> None:
     write(tmp_path, ALPHA, alpha()[:-1])
+    write(tmp_path, BETA, "")
     result = report_of(tmp_path)
     assert result.exit_code == 2
-    assert result.stderr.splitlines()[-1] == (
-        "error[E-TRC-001]: no complete sessions to report — all traces are empty or incomplete"
+    assert result.stderr == (
+        "error[E-TRC-001]: no complete sessions to report — all traces are empty or incomplete\n"
     )
+
+
+def test_report_missing_files_keep_their_own_error(tmp_path: Path) -> None:
+    empty = write(tmp_path, ALPHA, "")
+    missing = tmp_path / BETA / "trace.jsonl"
+    missing.parent.mkdir()
+    result = report_of(tmp_path)
+    assert result.exit_code == 2
+    assert result.stderr == f"error[E-IO-001]: trace file not found: {missing}\n"
+    assert report_of(tmp_path, str(empty)).stderr.startswith("error[E-TRC-001]: no complete")
+
+
+def test_report_skipped_sessions_in_json(workdir: Path) -> None:
+    empty = write(workdir, "ses_eeeeeeeeeeee7eee8eee000000000005", "")
+    data = json.loads(report_of(workdir, "-f", "json").stdout)
+    assert data["skipped"] == [f"{empty}: trace file is empty"]
 
 
 def test_report_empty_and_missing_workdirs(tmp_path: Path) -> None:
