@@ -15,7 +15,7 @@ installed command, run as a subprocess (`python -m mur_trace`):
 Where the Rust test asserts only success or an absence (a command that printed nothing
 would pass it), an assertion marked "added:" checks what the test implies was printed.
 Paths the Rust tests take under /tmp that must not exist are made under the test's own
-temporary directory.
+temporary directory. No test is marked as an expected difference.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from pathlib import Path
 
 import pytest
 
+# the output holds `—` and `…`: read and written as UTF-8 whatever the locale
 ENV = {**os.environ, "PYTHONUTF8": "1"}
 
 
