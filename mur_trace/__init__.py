@@ -59,13 +59,15 @@ def load(
     policy: str = "reference",
     rules: dict[str, bool] | None = None,
     effects: str | os.PathLike[str] | None = None,
+    require_readable: bool = True,
 ) -> Trace:
     """Load traces into an in-memory DuckDB database and return a `Trace`.
 
     `paths` may name trace files, session directories and workdirs, in any mix; with none,
     every session of `workdir` (default `./workdir`) is loaded. A trace that cannot be read
     is left out and listed in `Trace.skipped`; when none can be read, the first one's error
-    is raised as `MurTraceError`. With `db`, the sessions of that catalog
+    is raised as `MurTraceError` (with `require_readable=False`, the `Trace` is returned
+    with no sessions: `Trace.report` then says why). With `db`, the sessions of that catalog
     (`mur-trace ingest`) are analysed instead, and `paths` (trace files) may narrow them.
     `policy` is the redundancy policy the metric relations (show, report, diff) count;
     `rules` switches context rules on or off by name (`{"shell_inference": False}`);
@@ -92,7 +94,7 @@ def load(
     files = discover(paths, Path(workdir) if workdir is not None else None)
     con = connect()
     skipped = load_traces(con, files)
-    if len(skipped) == len(files):
+    if require_readable and len(skipped) == len(files):
         raise MurTraceError(skipped[0].code, skipped[0].message)
     return Trace(con, skipped, policy, rules=rules, effects=declared)
 

@@ -33,6 +33,7 @@ from .render import (
     report_text,
     show_data,
     show_text,
+    skipped_note,
     steps_data,
     steps_text,
     write_dataset,
@@ -445,15 +446,19 @@ def diff(
                 "Usage: mur-trace diff [<before> <after>]",
             )
         a, b = _resolve_pair(before or "@2", after or "@1", workdir, _catalog_sessions(db))
-        trace = _load([a, b], workdir, policy.value, rules, effects, db)
+        trace = load(
+            [a, b], workdir=workdir, db=db, policy=policy.value, rules=rules, effects=effects
+        )
+        # a run that cannot be read is the error, as `mur trace` says it: no warning first
         rows = list(records(trace.diff(str(a), str(b))))
+        _notify([], trace.warnings)
         typer.echo(diff_text(rows) if fmt is DocFormat.text else json_document(rows), nl=False)
 
 
 def _resolve_pair(
     before: str, after: str, workdir: Path, known: dict[str, str] | None
 ) -> tuple[Path, Path]:
-    """Both sessions of a diff; when both fail, one error naming both."""
+    """Both sessions of a diff; when both fail, one error with a line for each."""
     resolved, errors = [], []
     for arg, label in ((before, "before"), (after, "after")):
         try:
@@ -461,7 +466,7 @@ def _resolve_pair(
         except MurTraceError as exc:
             errors.append(exc)
     if errors:
-        raise MurTraceError(errors[0].code, "; ".join(e.message for e in errors))
+        raise MurTraceError(errors[0].code, "\n".join(e.message for e in errors))
     return resolved[0], resolved[1]
 
 
@@ -496,9 +501,19 @@ def report(
         paths = select_sessions(sessions or [], workdir, last=last, since=since, known=names)
         if known is not None:
             paths = [Path(known.get(p.parent.name, p)) for p in paths]
-        trace = _load(paths, workdir, policy.value, rules, effects, db, strict)
-        result = trace.report()
-        _notify(result.incomplete, [], strict)
+        trace = load(
+            paths,
+            workdir=workdir,
+            db=db,
+            policy=policy.value,
+            rules=rules,
+            effects=effects,
+            require_readable=False,
+        )
+        result = trace.report()  # when nothing complete is left, its error says so
+        if result.incomplete:
+            typer.echo(skipped_note(len(result.incomplete)), err=True)
+        _notify(result.skipped, trace.warnings, strict)
         data = report_data(result, str(db or workdir))
         typer.echo(report_text(data) if fmt is DocFormat.text else json_document(data), nl=False)
 

@@ -10,7 +10,8 @@ E_IO_004 = "E-IO-004"  # refused: the write would touch an input or what the com
 
 
 class MurTraceError(Exception):
-    """An error a user can act on: a stable code and a one-line message."""
+    """An error a user can act on: a stable code and a one-line message (an ambiguous
+    session argument lists its candidates below it, one a line, as `mur trace` does)."""
 
     def __init__(self, code: str, message: str) -> None:
         super().__init__(message)

@@ -545,8 +545,13 @@ def report_data(report: Any, source: str) -> dict[str, Any]:
         "stats": list(records(report.stats)),
         "exit_status": list(records(report.exit_status)),
         "task_stats": list(records(report.task_stats)),
-        "skipped": [s.message for s in report.incomplete],
+        "skipped": [s.message for s in report.skipped],
     }
+
+
+def skipped_note(incomplete: int) -> str:
+    """`mur trace report`'s note on stderr: how many sessions it left out as incomplete."""
+    return f"note: skipped {incomplete} incomplete session(s)"
 
 
 def _short_id(session_id: str) -> str:

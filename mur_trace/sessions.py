@@ -151,13 +151,14 @@ def resolve_session(
             E_TRC_002,
             _label(label, f"no session found matching suffix '{arg}' in {workdir}"),
         )
-    if len(matches) > 1:
+    if len(matches) > 1:  # the candidates follow, one a line, as `mur trace` lists them
+        candidates = "".join(f"\n  {name}" for name in sorted(matches))
         raise MurTraceError(
             E_TRC_002,
             _label(
                 label,
                 f"ambiguous: '{arg}' matches {len(matches)} sessions — provide more "
-                f"characters: {', '.join(sorted(matches))}",
+                f"characters{candidates}",
             ),
         )
     return _trace_of(workdir, matches[0])

@@ -48,7 +48,15 @@ class Report:
     stats: duckdb.DuckDBPyRelation
     exit_status: duckdb.DuckDBPyRelation
     task_stats: duckdb.DuckDBPyRelation
-    incomplete: list[Skipped]
+    #: Every trace left out, and why: those that could not be read, then those without a
+    #: session_start or session_end.
+    skipped: list[Skipped]
+
+    @property
+    def incomplete(self) -> list[Skipped]:
+        """The traces left out as empty, malformed or incomplete (E-TRC-001): the ones
+        `mur trace report` counts in its `skipped N incomplete session(s)` note."""
+        return [s for s in self.skipped if s.code == E_TRC_001]
 
 
 class Trace:
@@ -147,6 +155,9 @@ class Trace:
             .fetchall()
         )
         if not rows:
+            left_out = next((s for s in self.skipped if s.trace_path == trace_path), None)
+            if left_out is not None:  # what kept it out is the error
+                raise MurTraceError(left_out.code, left_out.message)
             raise MurTraceError(E_TRC_001, f"{trace_path}: not among the loaded traces")
         for present, event in zip(rows[0], ("session_start", "session_end"), strict=True):
             if not present:
@@ -184,7 +195,12 @@ class Trace:
         return self.sql(queries.get("metrics/diff").sql, before=before, after=after)
 
     def report(self) -> Report:
-        """Statistics over the complete sessions; incomplete ones are listed in `incomplete`."""
+        """Statistics over the complete sessions; the others are listed in `skipped`.
+
+        When none is complete: the error of the first trace that could not be read for a
+        reason other than its content (a missing file, an unreadable one), as `mur trace`
+        stops on those; else E-TRC-001 "no complete sessions to report".
+        """
         metrics = self.session_metrics()
         incomplete = [
             Skipped(path, E_TRC_001, f"{path}: no {'session_end' if start else 'session_start'}"
@@ -196,6 +212,9 @@ class Trace:
         ]  # fmt: skip
         complete = metrics.filter("complete").order("trace_path")
         if not complete.limit(1).fetchall():
+            unreadable = [s for s in self.skipped if s.code != E_TRC_001]
+            if unreadable:
+                raise MurTraceError(unreadable[0].code, unreadable[0].message)
             raise MurTraceError(
                 E_TRC_001, "no complete sessions to report — all traces are empty or incomplete"
             )
@@ -205,7 +224,7 @@ class Trace:
             stats=self._relations.view("report"),
             exit_status=self._relations.view("exit_status"),
             task_stats=self._relations.view("task_report"),
-            incomplete=incomplete,
+            skipped=[*self.skipped, *incomplete],
         )
 
     def loops(self, window: int = 5) -> duckdb.DuckDBPyRelation:

@@ -298,9 +298,11 @@ def test_ambiguous_suffix_lists_the_candidates(workdir: Path) -> None:
     write(workdir, other, alpha())
     result = run("show", "0001", "--workdir", str(workdir))
     assert result.exit_code == 2
+    # as `mur trace` lists them: one candidate a line, sorted
     assert result.stderr == (
-        "error[E-TRC-002]: ambiguous: '0001' matches 2 sessions — provide more characters: "
-        f"{ALPHA}, {other}\n"
+        "error[E-TRC-002]: ambiguous: '0001' matches 2 sessions — provide more characters\n"
+        f"  {ALPHA}\n"
+        f"  {other}\n"
     )
 
 
@@ -339,9 +341,26 @@ def test_bad_ordinals(workdir: Path, ordinal: str, message: str) -> None:
 def test_diff_reports_both_bad_arguments(workdir: Path) -> None:
     result = run("diff", "@9", "nope", "--workdir", str(workdir))
     assert result.stderr == (
-        "error[E-TRC-002]: before: @9 is out of range — workdir has 2 sessions; "
+        "error[E-TRC-002]: before: @9 is out of range — workdir has 2 sessions\n"
         f"after: no session found matching suffix 'nope' in {workdir}\n"
     )
+
+
+@pytest.mark.parametrize("missing", ["before", "after"])
+def test_diff_with_a_missing_trace_file(workdir: Path, missing: str) -> None:
+    absent = str(workdir / "missing.jsonl")
+    present = str(workdir / ALPHA / "trace.jsonl")
+    args = [absent, present] if missing == "before" else [present, absent]
+    result = run("diff", *args)
+    assert result.exit_code == 2
+    assert result.stderr == f"error[E-IO-001]: trace file not found: {absent}\n"
+
+
+def test_diff_with_an_empty_trace_file(workdir: Path) -> None:
+    empty = write(workdir, "ses_eeeeeeeeeeee7eee8eee000000000005", "")
+    result = run("diff", str(empty), "@1", "--workdir", str(workdir))
+    assert result.exit_code == 2
+    assert result.stderr == f"error[E-TRC-001]: {empty}: trace file is empty\n"
 
 
 def test_diff_with_one_argument_is_an_error(workdir: Path) -> None:
@@ -536,6 +555,7 @@ def test_report_skips_unreadable_and_incomplete_sessions(workdir: Path) -> None:
     result = report_of(workdir)
     assert result.exit_code == 0
     assert result.stderr.splitlines() == [
+        "note: skipped 2 incomplete session(s)",
         f"warning[E-TRC-001]: skipped {empty}: trace file is empty",
         f"warning[E-TRC-001]: skipped {torn}: no session_end event found",
     ]
@@ -544,11 +564,28 @@ def test_report_skips_unreadable_and_incomplete_sessions(workdir: Path) -> None:
 
 def test_report_with_only_incomplete_sessions_is_an_error(tmp_path: Path) -> None:
     write(tmp_path, ALPHA, alpha()[:-1])
+    write(tmp_path, BETA, "")
     result = report_of(tmp_path)
     assert result.exit_code == 2
-    assert result.stderr.splitlines()[-1] == (
-        "error[E-TRC-001]: no complete sessions to report — all traces are empty or incomplete"
+    assert result.stderr == (
+        "error[E-TRC-001]: no complete sessions to report — all traces are empty or incomplete\n"
     )
+
+
+def test_report_missing_files_keep_their_own_error(tmp_path: Path) -> None:
+    empty = write(tmp_path, ALPHA, "")
+    missing = tmp_path / BETA / "trace.jsonl"
+    missing.parent.mkdir()
+    result = report_of(tmp_path)
+    assert result.exit_code == 2
+    assert result.stderr == f"error[E-IO-001]: trace file not found: {missing}\n"
+    assert report_of(tmp_path, str(empty)).stderr.startswith("error[E-TRC-001]: no complete")
+
+
+def test_report_skipped_sessions_in_json(workdir: Path) -> None:
+    empty = write(workdir, "ses_eeeeeeeeeeee7eee8eee000000000005", "")
+    data = json.loads(report_of(workdir, "-f", "json").stdout)
+    assert data["skipped"] == [f"{empty}: trace file is empty"]
 
 
 def test_report_empty_and_missing_workdirs(tmp_path: Path) -> None:
