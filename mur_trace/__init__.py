@@ -16,7 +16,7 @@ import duckdb
 
 from .catalog import OVERRIDES, in_order, narrow, open_catalog
 from .effects import read_effects
-from .errors import MurTraceError
+from .errors import E_TRC_002, MurTraceError
 from .load import (
     BATCH_BYTES,
     POLICIES,
@@ -32,7 +32,7 @@ from .load import (
     skipped_traces,
     trace_warnings,
 )
-from .sessions import discover
+from .sessions import as_paths, discover
 from .trace import Report, SessionShow, Trace
 
 __all__ = [
@@ -79,24 +79,34 @@ def load(
         create_settings(con)
         create_macros(con)
         if paths is not None:
-            narrow(con, [os.path.abspath(p) for p in paths])  # trace files of the catalog
+            narrow(con, as_paths(paths), Path(db))
         # a catalog keeps the reference findings in order: read as stored, no sort
         ordered = frozenset({"redundant_reference"} if in_order(con) else ())
+        skipped = skipped_traces(con)
+        if require_readable and not _any_readable(con):
+            if skipped:
+                raise MurTraceError(skipped[0].code, skipped[0].message)
+            raise MurTraceError(E_TRC_002, f"no readable sessions in catalog {db}")
         return Trace(
             con,
-            skipped_traces(con),
+            skipped,
             policy,
             OVERRIDES,
             rules=rules,
             effects=declared,
             in_order=ordered,
         )
-    files = discover(paths, Path(workdir) if workdir is not None else None)
+    files = discover(as_paths(paths), Path(workdir) if workdir is not None else None)
     con = connect()
     skipped = load_traces(con, files)
     if require_readable and len(skipped) == len(files):
         raise MurTraceError(skipped[0].code, skipped[0].message)
     return Trace(con, skipped, policy, rules=rules, effects=declared)
+
+
+def _any_readable(con: duckdb.DuckDBPyConnection) -> bool:
+    """Whether the (narrowed) catalog holds a trace that could be read."""
+    return bool(con.table("traces").filter("error_code IS NULL").limit(1).fetchall())
 
 
 @dataclass(frozen=True)
@@ -134,7 +144,7 @@ def find_redundant(
         return Findings(
             trace.redundant_calls(), trace.session_count(), trace.skipped, trace.warnings
         )
-    files = discover(paths, Path(workdir) if workdir is not None else None)
+    files = discover(as_paths(paths), Path(workdir) if workdir is not None else None)
     declared = read_effects(effects) if effects is not None else None
     # one database for every batch: each load replaces the last one's tables, and the
     # findings collect in `found`, in DuckDB (no round trip through Arrow)

@@ -27,7 +27,7 @@ from pathlib import Path
 
 import duckdb
 
-from .errors import E_IO_001, E_IO_003, E_IO_004, MurTraceError
+from .errors import E_IO_001, E_IO_003, E_IO_004, E_TRC_002, MurTraceError
 from .load import (
     BATCH_BYTES,
     Relations,
@@ -39,7 +39,7 @@ from .load import (
     load_traces,
     trace_warnings,
 )
-from .sessions import discover
+from .sessions import discover, trace_key
 from .writes import check_target
 
 #: Version of the catalog's tables. A catalog of an older version must be rebuilt.
@@ -233,17 +233,21 @@ def ingest(
     *,
     workdir: str | os.PathLike[str] | None = None,
     rebuild: bool = False,
+    strict: bool = False,
     progress: Callable[[int, int, int], None] | None = None,
 ) -> IngestReport:
     """Bring the catalog `db` up to date with the traces `paths` (or `workdir`) name.
 
-    `progress(files_done, files_total, events)` is called after each batch.
+    When none of them can be read, or with `strict` when any cannot be read in full, it is
+    an error and the catalog is left as it was. `progress(files_done, files_total, events)`
+    is called after each batch.
     """
     db = Path(db)
     roots = [Path(p) for p in paths or []] or [Path(workdir or "workdir")]
     check_target(db, roots, "write the catalog")
-    files = [os.path.abspath(f) for f in discover(paths, Path(workdir) if workdir else None)]
-    # a file named twice, once relative and once absolute, is one trace
+    # a trace is stored by its key: a file named twice, once relative and once absolute, or
+    # through a link to its workdir, is one trace
+    files = [trace_key(f) for f in discover(paths, Path(workdir) if workdir else None)]
     report = IngestReport(skipped=check_files(files))
     if report.skipped and len(report.skipped) == len(files):  # nothing to read: say why
         raise MurTraceError(report.skipped[0].code, report.skipped[0].message)
@@ -353,9 +357,14 @@ def ingest(
             cat.execute(
                 "INSERT OR REPLACE INTO catalog_meta VALUES ($key, 'true')", {"key": IN_ORDER_KEY}
             )
+        left_out = report.skipped or (report.warnings if strict else [])
+        if left_out and (strict or len(report.skipped) == len(files)):
+            first = left_out[0]
+            raise MurTraceError(first.code, first.message + (" (--strict)" if strict else ""))
         cat.execute("COMMIT")
-    except (duckdb.IOException, duckdb.FatalException, duckdb.OutOfMemoryException) as exc:
-        # a full disk, a file size limit, no memory: nothing of this ingest was committed
+    except duckdb.Error as exc:
+        # a full disk, a file size limit, no memory, a directory where the write-ahead log
+        # cannot be written: nothing of this ingest was committed
         with contextlib.suppress(duckdb.Error):
             cat.execute("ROLLBACK")
         reason = str(exc).splitlines()[0]
@@ -395,8 +404,31 @@ def in_order(con: duckdb.DuckDBPyConnection) -> bool:
     return rows == [("true",)]
 
 
-def narrow(con: duckdb.DuckDBPyConnection, trace_paths: list[str]) -> None:
-    """Analyse only some of a catalog's traces: temporary views shadow its tables."""
+def narrow(con: duckdb.DuckDBPyConnection, paths: list[str | os.PathLike[str]], db: Path) -> None:
+    """Analyse only the catalog's traces that `paths` name: temporary views shadow its tables.
+
+    Each path means what it means everywhere (`sessions.kind_of`): a trace file, a session
+    directory (its trace), or any directory (the traces beneath it), compared by its key
+    (`sessions.trace_key`: a link to a workdir is that workdir). A path that names none of
+    the catalog's traces is an error (E-TRC-002), whether or not it exists on disk.
+    """
+    wanted = [
+        {"given": str(p), "key": trace_key(p), "below": os.path.realpath(p) + os.sep} for p in paths
+    ]
+    rows = con.execute(
+        "SELECT w.given, "
+        "list(t.trace_path ORDER BY t.trace_path) FILTER (t.trace_path IS NOT NULL) "
+        "FROM (SELECT unnest($w, recursive := true)) AS w "
+        "LEFT JOIN main.traces AS t "
+        "ON t.trace_path = w.key OR starts_with(t.trace_path, w.below) "
+        "GROUP BY w.given",
+        {"w": wanted},
+    ).fetchall()
+    chosen = dict(rows)
+    for given in (str(p) for p in paths):
+        if not chosen.get(given):
+            raise MurTraceError(E_TRC_002, f"{given}: no session of catalog {db} is there")
+    trace_paths = sorted({t for found in chosen.values() for t in found})
     con.execute("SET VARIABLE narrowed = $p", {"p": trace_paths})
     (database,) = con.execute("SELECT current_database()").fetchone()
     for table in STORED:

@@ -10,6 +10,7 @@ import contextlib
 import os
 import sys
 from collections.abc import Iterator
+from dataclasses import dataclass
 from enum import Enum, StrEnum
 from pathlib import Path
 from typing import Annotated, TextIO
@@ -41,7 +42,7 @@ from .render import (
     write_parquet,
     write_rows,
 )
-from .sessions import DEFAULT_WORKDIR, resolve_session, select_sessions
+from .sessions import DEFAULT_WORKDIR, is_literal, resolve_session, select_sessions
 from .trace import Trace
 from .writes import check_target, owned_directory
 
@@ -171,22 +172,31 @@ def _discard_stdout() -> None:
         os.dup2(devnull, sys.stdout.fileno())
 
 
-def _catalog_sessions(db: Path | None) -> dict[str, str] | None:
-    """With --db, the catalog's sessions (name -> trace path), to address them by name."""
+@dataclass(frozen=True)
+class _Source:
+    """Where session arguments are looked up: a workdir, or with --db a catalog's sessions
+    (directory name -> trace path), named in messages by `where`."""
+
+    workdir: Path
+    known: dict[str, str] | None = None
+    where: str | None = None
+
+
+def _source(workdir: Path, db: Path | None) -> _Source:
     if db is None:
-        return None
+        return _Source(workdir)
     from .catalog import catalog_sessions
 
-    return catalog_sessions(db)
+    return _Source(workdir, catalog_sessions(db), f"catalog {db}")
 
 
-def _resolve(
-    arg: str | None, workdir: Path, known: dict[str, str] | None, label: str | None = None
-) -> Path:
+def _resolve(arg: str | None, source: _Source, label: str | None = None) -> Path:
     """A session argument as a trace path: a workdir's, or, with --db, the catalog's."""
-    path = resolve_session(arg, workdir, label, list(known) if known is not None else None)
-    literal = arg is not None and ("/" in arg or arg.endswith(".jsonl"))
-    return Path(known[path.parent.name]) if known is not None and not literal else path
+    names = list(source.known) if source.known is not None else None
+    path = resolve_session(arg, source.workdir, label, names, source.where)
+    if source.known is None or (arg is not None and is_literal(arg)):
+        return path
+    return Path(source.known[path.parent.name])
 
 
 def _rules(rule: list[str] | None, no_rule: list[str] | None) -> dict[str, bool]:
@@ -236,8 +246,8 @@ def _guard(
     the inputs, for the writers that check again what they create."""
     inputs: list[Path | None] = [*(paths or ([] if db else [workdir])), db, effects]
     if output is not None:
-        known = _catalog_sessions(db).values() if db is not None else ()
-        check_target(output, [*inputs, *known])
+        known = _source(workdir, db).known or {}
+        check_target(output, [*inputs, *known.values()])
     return inputs
 
 
@@ -395,7 +405,7 @@ def show(
     """Summarise one session: turns, tokens, tool calls, redundant calls, shell, compaction."""
     rules = _rules(rule, no_rule)
     with _errors():
-        path = _resolve(session, workdir, _catalog_sessions(db))
+        path = _resolve(session, _source(workdir, db))
         trace = _load([path], workdir, policy.value, rules, effects, db)
         data = show_data(trace.show())
         typer.echo(show_text(data) if fmt is DocFormat.text else json_document(data), nl=False)
@@ -413,7 +423,7 @@ def steps(
 ) -> None:
     """One row per inference turn: decision, tool, duration of its first call."""
     with _errors():
-        trace = _load([_resolve(session, workdir, _catalog_sessions(db))], workdir, db=db)
+        trace = _load([_resolve(session, _source(workdir, db))], workdir, db=db)
         session_id = trace.sessions.select("session_id").fetchall()[0][0]
         data = steps_data(session_id, trace.steps())
         out = steps_text(data, verbose) if fmt is DocFormat.text else json_document(data)
@@ -445,7 +455,7 @@ def diff(
                 "mur-trace diff expects 0 or 2 arguments, got 1. "
                 "Usage: mur-trace diff [<before> <after>]",
             )
-        a, b = _resolve_pair(before or "@2", after or "@1", workdir, _catalog_sessions(db))
+        a, b = _resolve_pair(before or "@2", after or "@1", _source(workdir, db))
         trace = load(
             [a, b], workdir=workdir, db=db, policy=policy.value, rules=rules, effects=effects
         )
@@ -455,14 +465,12 @@ def diff(
         typer.echo(diff_text(rows) if fmt is DocFormat.text else json_document(rows), nl=False)
 
 
-def _resolve_pair(
-    before: str, after: str, workdir: Path, known: dict[str, str] | None
-) -> tuple[Path, Path]:
+def _resolve_pair(before: str, after: str, source: _Source) -> tuple[Path, Path]:
     """Both sessions of a diff; when both fail, one error with a line for each."""
     resolved, errors = [], []
     for arg, label in ((before, "before"), (after, "after")):
         try:
-            resolved.append(_resolve(arg, workdir, known, label))
+            resolved.append(_resolve(arg, source, label))
         except MurTraceError as exc:
             errors.append(exc)
     if errors:
@@ -496,9 +504,12 @@ def report(
     """Statistics across sessions: mean, stddev, min, max per metric; exit statuses."""
     rules = _rules(rule, no_rule)
     with _errors():
-        known = _catalog_sessions(db)
+        source = _source(workdir, db)
+        known = source.known
         names = list(known) if known is not None else None
-        paths = select_sessions(sessions or [], workdir, last=last, since=since, known=names)
+        paths = select_sessions(
+            sessions or [], workdir, last=last, since=since, known=names, where=source.where
+        )
         if known is not None:
             paths = [Path(known.get(p.parent.name, p)) for p in paths]
         trace = load(
@@ -535,10 +546,10 @@ def ingest(
 
     with _errors():
         report = ingest_traces(
-            db, paths, workdir=workdir, rebuild=rebuild, progress=Progress("ingest")
+            db, paths, workdir=workdir, rebuild=rebuild, strict=strict, progress=Progress("ingest")
         )
         typer.echo(ingest_text(report, db), nl=False)
-        _notify(report.skipped, report.warnings, strict)
+        _notify(report.skipped, report.warnings)
 
 
 #: The file that marks a directory as an export's: only such a directory is written again.
@@ -601,7 +612,7 @@ def plot(
 
     with _errors():
         if kind is PlotKind.timeline:
-            path = _resolve(session, workdir, _catalog_sessions(db))
+            path = _resolve(session, _source(workdir, db))
             _guard(output, [path], workdir, db)
             trace = _load([path], workdir, policy.value, db=db)
             figure = plots.timeline(trace)

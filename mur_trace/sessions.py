@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import re
+import stat
 import time
 from collections.abc import Iterable
 from pathlib import Path
@@ -24,13 +26,31 @@ def _is_session_entry(entry: os.DirEntry[str]) -> bool:
         return True
 
 
+def _workdir_problem(workdir: Path) -> MurTraceError | None:
+    """Why `workdir` cannot be listed as a workdir, if it cannot."""
+    try:
+        mode = os.stat(workdir).st_mode
+    except FileNotFoundError:
+        return MurTraceError(E_IO_001, f"workdir not found: {workdir}")
+    except OSError as exc:
+        return MurTraceError(E_IO_003, f"failed to read {workdir}: {exc.strerror}")
+    if not stat.S_ISDIR(mode):
+        return MurTraceError(E_IO_003, f"failed to read {workdir}: not a directory (a workdir)")
+    return None
+
+
 def session_dirs(workdir: Path) -> list[str]:
-    """Names of the `ses_*` directories of a workdir, sorted (oldest first: ids are UUID v7)."""
+    """Names of the `ses_*` directories of a workdir, sorted (oldest first: ids are UUID v7).
+
+    A workdir that does not exist is E-IO-001; one that is not a directory or cannot be
+    read, E-IO-003.
+    """
+    problem = _workdir_problem(workdir)
+    if problem is not None:
+        raise problem
     try:
         with os.scandir(workdir) as entries:
             return sorted(e.name for e in entries if _is_session_entry(e))
-    except FileNotFoundError:
-        return []
     except OSError as exc:
         raise MurTraceError(E_IO_003, f"failed to read {workdir}: {exc.strerror}") from None
 
@@ -41,36 +61,77 @@ def workdir_traces(workdir: Path) -> list[str]:
     A session directory without a readable trace is kept: loading skips it with a warning
     that names it (`load.check_files`).
     """
-    if not workdir.is_dir():
-        raise MurTraceError(E_IO_001, f"workdir not found: {workdir}")
     found = [str(workdir / name / TRACE_FILE) for name in session_dirs(workdir)]
     if not found:
         raise MurTraceError(E_TRC_002, f"no sessions found in workdir at {workdir}")
     return found
 
 
+#: What a path names (`kind_of`).
+FILE, SESSION, WORKDIR, MISSING = "file", "session", "workdir", "missing"
+
+
+def kind_of(path: Path) -> str:
+    """What a path names, the one meaning every command gives it.
+
+    A directory is a session directory when it is named `ses_*` or holds a `trace.jsonl`,
+    else a workdir; a directory named like a trace file (`*.jsonl`) is a trace file that
+    cannot be read (the loader says why). Anything else that exists, or cannot be looked at
+    (a link loop, no permission), is a trace file for the loader to judge; a path that does
+    not exist is `missing`.
+    """
+    try:
+        is_dir = stat.S_ISDIR(os.stat(path).st_mode)
+    except FileNotFoundError:
+        return MISSING
+    except OSError:
+        return FILE
+    if not is_dir or path.name.endswith(".jsonl"):
+        return FILE
+    if path.name.startswith("ses_") or os.path.lexists(path / TRACE_FILE):
+        return SESSION
+    return WORKDIR
+
+
+def as_paths(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]] | None) -> list:
+    """`paths` as a list: one path (a `str` or a `Path`) is a list of one, not of characters."""
+    if paths is None:
+        return []
+    if isinstance(paths, str | os.PathLike):
+        return [paths]
+    return list(paths)
+
+
+def trace_key(path: str | os.PathLike[str]) -> str:
+    """The path a trace is known by across runs: absolute, with the directories above it
+    resolved (a workdir reached through a link is one workdir), the file itself not (a
+    session's trace linked from elsewhere keeps its session's name)."""
+    directory, name = os.path.split(os.path.abspath(path))
+    return os.path.join(os.path.realpath(directory), name)
+
+
 def discover(
-    paths: Iterable[str | os.PathLike[str]] | None, workdir: Path | None = None
+    paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]] | None,
+    workdir: Path | None = None,
 ) -> list[str]:
     """Trace files named by `paths` (files, session directories, workdirs, in any mix).
 
     With no paths, every session of `workdir` (default `./workdir`). A path that does not
     exist is kept: loading skips it with E-IO-001 (an error when nothing else can be read);
-    a file named twice is read once.
+    a file named twice, however spelled, is read once.
     """
-    paths = list(paths or [])
+    paths = as_paths(paths)
     if not paths:
         return workdir_traces(workdir or DEFAULT_WORKDIR)
     found: list[str] = []
     for raw in paths:
         path = Path(raw)
-        if path.is_file():
-            found.append(str(path))
-        elif path.is_dir():
-            trace = path / TRACE_FILE
-            session = path.name.startswith("ses_") or os.path.lexists(trace)
-            found.extend([str(trace)] if session else workdir_traces(path))
-        else:  # missing, or a link loop: loading names it (and fails when nothing else is left)
+        kind = kind_of(path)
+        if kind == SESSION:
+            found.append(str(path / TRACE_FILE))
+        elif kind == WORKDIR:
+            found.extend(workdir_traces(path))
+        else:  # a file, or missing: loading reads it or says why not
             found.append(str(path))
     seen: set[str] = set()
     unique = []
@@ -89,10 +150,21 @@ def _trace_of(workdir: Path, name: str) -> Path:
     return workdir / name / TRACE_FILE
 
 
-def _newest(workdir: Path, label: str | None = None, names: list[str] | None = None) -> list[str]:
+def _where(workdir: Path, where: str | None) -> str:
+    """Where sessions are looked for, in messages: a workdir, or a catalog (`where`)."""
+    return where or f"workdir at {workdir}"
+
+
+def _newest(
+    workdir: Path,
+    label: str | None = None,
+    names: list[str] | None = None,
+    where: str | None = None,
+) -> list[str]:
     names = sorted(names) if names is not None else session_dirs(workdir)
     if not names:
-        raise MurTraceError(E_TRC_002, _label(label, f"no sessions found in workdir at {workdir}"))
+        message = f"no sessions found in {_where(workdir, where)}"
+        raise MurTraceError(E_TRC_002, _label(label, message))
     return names
 
 
@@ -100,7 +172,9 @@ def _label(label: str | None, message: str) -> str:
     return f"{label}: {message}" if label else message
 
 
-def _ordinal(arg: str, workdir: Path, label: str | None, known: list[str] | None) -> Path:
+def _ordinal(
+    arg: str, workdir: Path, label: str | None, known: list[str] | None, where: str | None
+) -> Path:
     try:
         n = int(arg[1:])
     except ValueError:
@@ -109,10 +183,13 @@ def _ordinal(arg: str, workdir: Path, label: str | None, known: list[str] | None
         ) from None
     if n < 1:
         raise MurTraceError(E_TRC_002, _label(label, "ordinal must be @1 or higher"))
-    names = _newest(workdir, label, known)
+    names = _newest(workdir, label, known, where)
     if n > len(names):
         count = f"{len(names)} session{'' if len(names) == 1 else 's'}"
-        raise MurTraceError(E_TRC_002, _label(label, f"@{n} is out of range — workdir has {count}"))
+        holder = _where(workdir, where).split(" at ")[0]
+        raise MurTraceError(
+            E_TRC_002, _label(label, f"@{n} is out of range — {holder} has {count}")
+        )
     return _trace_of(workdir, names[-n])
 
 
@@ -121,27 +198,51 @@ def is_session_id(arg: str) -> bool:
     return arg.startswith("ses_") and len(arg) == 36
 
 
+def is_literal(arg: str) -> bool:
+    """A session argument that is a path (it holds `/` or ends in `.jsonl`)."""
+    return "/" in arg or arg.endswith(".jsonl")
+
+
 def resolve_session(
-    arg: str | None, workdir: Path, label: str | None = None, known: list[str] | None = None
+    arg: str | None,
+    workdir: Path,
+    label: str | None = None,
+    known: list[str] | None = None,
+    where: str | None = None,
 ) -> Path:
     """The trace a session argument names (SPEC section 4).
 
     None: the newest `ses_*` of `workdir`. A value with `/` or ending in `.jsonl`: that
-    path. `@N`: the N-th newest session. `ses_` + 32 hex: that session. Anything else: the
-    one session whose directory name ends with it, ignoring case. `label` prefixes errors
+    path (a session directory: its trace; a workdir is an error, it names no one session).
+    `@N`: the N-th newest session. `ses_` + 32 hex: that session. Anything else: the one
+    session whose directory name ends with it, ignoring case. `label` prefixes errors
     (`before: ...`) where two arguments are resolved. `known` replaces the workdir's session
-    directories (a catalog's sessions).
+    directories (a catalog's sessions), and `where` names it in messages.
     """
     if arg is None:
-        return _trace_of(workdir, _newest(workdir, label, known)[-1])
-    if "/" in arg or arg.endswith(".jsonl"):
-        return Path(arg)
+        return _trace_of(workdir, _newest(workdir, label, known, where)[-1])
+    if is_literal(arg):
+        path = Path(arg)
+        kind = kind_of(path)
+        if kind == SESSION:
+            return path / TRACE_FILE
+        if kind == WORKDIR:
+            raise MurTraceError(
+                E_TRC_002,
+                _label(
+                    label,
+                    f"{arg} is a workdir, not a session: name one of its sessions "
+                    f"(or give the workdir with --workdir)",
+                ),
+            )
+        return path
     if arg.startswith("@"):
-        return _ordinal(arg, workdir, label, known)
+        return _ordinal(arg, workdir, label, known, where)
     if is_session_id(arg):
         trace = _trace_of(workdir, arg)
-        if (arg not in known) if known is not None else not trace.exists():
-            raise MurTraceError(E_TRC_002, _label(label, f"session {arg} not found in {workdir}"))
+        if (arg not in known) if known is not None else arg not in session_dirs(workdir):
+            message = f"session {arg} not found in {where or workdir}"
+            raise MurTraceError(E_TRC_002, _label(label, message))
         return trace
     suffix = arg.lower()
     candidates = known if known is not None else session_dirs(workdir)
@@ -149,7 +250,7 @@ def resolve_session(
     if not matches:
         raise MurTraceError(
             E_TRC_002,
-            _label(label, f"no session found matching suffix '{arg}' in {workdir}"),
+            _label(label, f"no session found matching suffix '{arg}' in {where or workdir}"),
         )
     if len(matches) > 1:  # the candidates follow, one a line, as `mur trace` lists them
         candidates = "".join(f"\n  {name}" for name in sorted(matches))
@@ -168,7 +269,7 @@ def parse_since(value: str) -> int:
     """`30m`, `2h`, `1d` in milliseconds; anything else is an E-TRC-002 error."""
     units = {"m": 60_000, "h": 3_600_000, "d": 86_400_000}
     number, unit = value[:-1], value[-1:]
-    if unit not in units or not number.isdigit():
+    if unit not in units or not re.fullmatch("[0-9]+", number):
         raise MurTraceError(
             E_TRC_002, f"unrecognised --since format '{value}' — expected <N>m, <N>h, or <N>d"
         )
@@ -192,26 +293,26 @@ def select_sessions(
     since: str | None = None,
     now_ms: int | None = None,
     known: list[str] | None = None,
+    where: str | None = None,
 ) -> list[Path]:
-    """The traces `report` covers: the named sessions, else the workdir's, narrowed by
-    `--last N` (the N newest) or `--since 2h` (created within that time)."""
+    """The traces `report` covers: the named sessions, else the workdir's (or the
+    catalog's: `known`, named `where`), narrowed by `--last N` (the N newest) or `--since
+    2h` (created within that time)."""
     if sessions and (last is not None or since is not None):
         flag = "--since" if since is not None else "--last"
         raise MurTraceError(E_TRC_002, f"{flag} cannot be combined with explicit session arguments")
     if last is not None and last < 1:
         raise MurTraceError(E_TRC_002, "--last must be at least 1")
     if sessions:
-        return [resolve_session(s, workdir, known=known) for s in sessions]
-    if known is None and not workdir.is_dir():
-        raise MurTraceError(E_IO_001, f"workdir not found: {workdir}")
-    names = _newest(workdir, None, known)
+        return [resolve_session(s, workdir, known=known, where=where) for s in sessions]
+    names = _newest(workdir, None, known, where)
     if since is not None:
         window = parse_since(since)
         cutoff = (now_ms if now_ms is not None else int(time.time() * 1000)) - window
         names = [n for n in names if (created_ms(n) or -1) >= cutoff]
         if not names:
             raise MurTraceError(
-                E_TRC_002, f"no sessions matched --since {since} in workdir at {workdir}"
+                E_TRC_002, f"no sessions matched --since {since} in {_where(workdir, where)}"
             )
     if last is not None:
         names = names[-last:]

@@ -196,7 +196,7 @@ def test_commands_address_catalog_sessions(workdir: Path, tmp_path: Path) -> Non
     diff = runner.invoke(app, ["diff", "@7", "@1", "--db", str(db)])
     assert diff.exit_code == 0 and "redundant calls        2                1" in diff.stdout
     out_of_range = runner.invoke(app, ["diff", "@8", "@1", "--db", str(db)])
-    assert "@8 is out of range — workdir has 7 sessions" in out_of_range.stderr
+    assert f"@8 is out of range — catalog {db} has 7 sessions" in out_of_range.stderr
 
 
 def test_export_round_trip(workdir: Path, tmp_path: Path) -> None:
