@@ -33,6 +33,9 @@ from mur_trace.synth import synthesize
 
 HERE = Path(__file__).resolve().parent
 Key = tuple[str, int]
+# the file was rewritten with the same bytes, or changed and came back: no trace without the
+# calls' outputs can say the read was redundant
+BYTES_ONLY = ("rewritten_same_bytes", "changed_and_back")
 
 
 @dataclass
@@ -99,7 +102,7 @@ def table(corpora: list[Corpus]) -> None:
     for corpus in corpora:
         head += f" | {corpus.name:<32}"
         sub += f" | {'found':>6} {'precision':>9} {'recall':>6} {'F1':>6}"
-    print(head)
+    print(head.rstrip())
     print(sub)
     for row in range(len(results[0])):
         line = f"{results[0][row][0]:<40}"
@@ -118,10 +121,12 @@ def group(row: dict) -> str:
     return " ".join(words)
 
 
-def between(corpus: Corpus, key: Key, prior: int | None) -> str:
-    """The calls and resets between an earlier read and this one, as written in the trace."""
+def calls_between(corpus: Corpus, key: Key, prior: int | None) -> list[str]:
+    """The calls and resets between an earlier read and this one, as written in the trace:
+    `TOOL read` for a reading call, `TOOL WORD` (first word of its command or operation) for
+    any other call, `COMPACTION` and the like for resets."""
     if prior is None:
-        return ""
+        return []
     session, line = key
     lines = (corpus.workdir / session / "trace.jsonl").read_text(encoding="utf-8").splitlines()
     seen = []
@@ -129,14 +134,33 @@ def between(corpus: Corpus, key: Key, prior: int | None) -> str:
         event = json.loads(lines[number - 1])
         kind = event.get("event_type")
         if kind == "tool_call":
-            row = corpus.rows.get((session, number))
             data = event.get("input") or {}
-            what = data.get("command") or data.get("operation") or ""
-            seen.append(f"{event.get('tool_name')} {what}".strip() if row is None else "read")
+            what = str(data.get("command") or data.get("operation") or "").split(" ")[0]
+            tool = event.get("tool_name")
+            seen.append(f"{tool} read" if (session, number) in corpus.rows else f"{tool} {what}")
         elif kind in ("compaction", "session_start", "task_start"):
             seen.append(kind.upper())
-    reads = seen.count("read")
-    others = [s for s in seen if s != "read"]
+    return seen
+
+
+def between(corpus: Corpus, key: Key, prior: int | None) -> str:
+    """`calls_between`, in a line: how many reads, and the other calls in full."""
+    if prior is None:
+        return ""
+    session, line = key
+    lines = (corpus.workdir / session / "trace.jsonl").read_text(encoding="utf-8").splitlines()
+    reads, others = 0, []
+    for number in range(prior + 1, line):
+        event = json.loads(lines[number - 1])
+        kind = event.get("event_type")
+        if kind == "tool_call" and (session, number) in corpus.rows:
+            reads += 1
+        elif kind == "tool_call":
+            data = event.get("input") or {}
+            what = data.get("command") or data.get("operation") or ""
+            others.append(f"{event.get('tool_name')} {what}".strip())
+        elif kind in ("compaction", "session_start", "task_start"):
+            others.append(kind.upper())
     text = "; ".join(others[:6]) + (" …" if len(others) > 6 else "")
     return f"{reads} reads" + (f", {text}" if text else "")
 
@@ -158,13 +182,25 @@ def mistakes(corpus: Corpus, explain: bool) -> None:
     for label, count in fp_groups.most_common():
         print(f"  {count:>5}  {label}")
     print(f"\nfalse negatives: {len(false_neg)} (truly redundant, not flagged)")
+    print("  (earlier tool -> this tool; then what lay between the two, counted once per miss)")
     fn_groups: dict[str, Counter[str]] = defaultdict(Counter)
+    fn_between: dict[str, Counter[str]] = defaultdict(Counter)
     for key in false_neg:
         row = corpus.rows[key]
         fn_groups[group(row)][f"{row.get('prior_tool')}->{row['tool']}"] += 1
+        seen = set(calls_between(corpus, key, row.get("prior_line")))
+        fn_between[group(row)].update(seen or {"nothing"})
     for label, tools in sorted(fn_groups.items(), key=lambda kv: -sum(kv[1].values())):
-        pairs = ", ".join(f"{pair} {n}" for pair, n in tools.most_common(4))
-        print(f"  {sum(tools.values()):>5}  {label:<40} {pairs}")
+        pairs = ", ".join(f"{pair} {n}" for pair, n in tools.most_common(3))
+        print(f"  {sum(tools.values()):>5}  {label:<38} {pairs}")
+        common = ", ".join(f"{what} {n}" for what, n in fn_between[label].most_common(5))
+        print(f"         between: {common}")
+    hidden = [k for k in truth if corpus.rows[k].get("between") in BYTES_ONLY]
+    print(
+        f"\n{len(hidden)} of the {len(truth)} truly redundant reads can only be told by their "
+        f"bytes (between: {', '.join(BYTES_ONLY)}): without outputs in the trace, recall is "
+        f"at most {1 - len(hidden) / len(truth):.3f}"
+    )
     if not explain:
         print("\n(--explain lists each of them)")
         return

@@ -917,6 +917,7 @@ class Agent:
         self.recent: list[str] = []
         self.edited: list[str] = []
         self.fetched: list[str] = []
+        self.looked: list[tuple[str, dict, Read]] = []  # listings and git queries made
         self.branch = "main"
         self.episodes = [
             (self.read, 26),
@@ -924,6 +925,7 @@ class Agent:
             (self.ranged, 8),
             (self.search, 10),
             (self.listing, 6),
+            (self.relook, 4),
             (self.edit, 11),
             (self.noop_edit, 1.5),
             (self.failed_edit, 2),
@@ -1099,19 +1101,29 @@ class Agent:
         where = where or self.rng.choice(dirs)
         r = self.rng.random()
         if r < 0.3:
-            self.rec.call(
-                "bash", {"command": "ls" if where == "." else f"ls {where}"}, Read("listing")
-            )
+            self.look("bash", {"command": "ls" if where == "." else f"ls {where}"}, "listing")
         elif r < 0.45:
-            self.rec.call("bash", {"command": f"ls -la {where}"}, Read("listing"))
+            self.look("bash", {"command": f"ls -la {where}"}, "listing")
         elif r < 0.65:
-            self.rec.call("editor", {"operation": "list_dir", "path": where}, Read("listing"))
+            self.look("editor", {"operation": "list_dir", "path": where}, "listing")
         elif r < 0.75:
             command = f"find {where} -name '*.py' | sort"
-            self.rec.call("bash", {"command": command}, Read("listing"))
+            self.look("bash", {"command": command}, "listing")
         else:
             command = self.rng.choice(["status", "status --short", "status"])
-            self.rec.call("git", {"command": command}, Read("git"))
+            self.look("git", {"command": command}, "git")
+
+    def look(self, tool: str, data: dict, kind: str) -> Outcome:
+        """A listing or a git query, remembered so that it can be run again."""
+        self.looked.append((tool, data, Read(kind)))
+        return self.rec.call(tool, data, Read(kind))
+
+    def relook(self) -> None:
+        """Run again a listing or `git status` made earlier (something may have changed)."""
+        if not self.looked:
+            return self.listing()
+        tool, data, read = self.rng.choice(self.looked[-3:])
+        self.rec.call(tool, data, read)
 
     def review(self) -> None:
         edited = [f for f in self.edited if (self.ws.root / f).is_file()]
@@ -1128,7 +1140,7 @@ class Agent:
             forms += [("git", f"diff {path}"), ("git", f"show HEAD:{path}")]
             forms += [("bash", f"git diff {path} | head -40")]
         for tool, command in self.rng.sample(forms, self.rng.randint(1, 2)):
-            self.rec.call(tool, {"command": command}, Read("git"))
+            self.look(tool, {"command": command}, "git")
 
     def stat(self) -> None:
         path = self.pick()
@@ -1291,16 +1303,14 @@ class Agent:
 
     def commit(self) -> None:
         if self.rng.random() < 0.4:
-            self.rec.call("git", {"command": "status"}, Read("git"))
+            self.look("git", {"command": "status"}, "git")
         message = self.rng.choice([self.task.title, "Address review comments", "Fix tests"])
         if self.rng.random() < 0.5:
             self.rec.call("git", {"command": "add -A"})
             self.rec.call("git", {"command": f'commit -m "{message}"'})
         else:
             self.rec.call("git", {"command": f"commit -am '{message}'"})
-        self.rec.call(
-            "git", {"command": self.rng.choice(["status", "log --oneline -3"])}, Read("git")
-        )
+        self.look("git", {"command": self.rng.choice(["status", "log --oneline -3"])}, "git")
 
     def branch_switch(self) -> None:
         if self.branch == "main":
@@ -1357,13 +1367,13 @@ class Agent:
     def orient(self) -> None:
         first = self.rng.choice(["ls", "git status", "list_dir", "find"])
         if first == "ls":
-            self.rec.call("bash", {"command": "ls"}, Read("listing"))
+            self.look("bash", {"command": "ls"}, "listing")
         elif first == "git status":
-            self.rec.call("git", {"command": "status"}, Read("git"))
+            self.look("git", {"command": "status"}, "git")
         elif first == "list_dir":
-            self.rec.call("editor", {"operation": "list_dir", "path": "."}, Read("listing"))
+            self.look("editor", {"operation": "list_dir", "path": "."}, "listing")
         else:
-            self.rec.call("bash", {"command": "find src -name '*.py' | sort"}, Read("listing"))
+            self.look("bash", {"command": "find src -name '*.py' | sort"}, "listing")
         if self.rng.random() < 0.4:
             self.read_with("README.md")
 
@@ -1492,8 +1502,8 @@ def record_session(
     finally:
         shutil.rmtree(repo, ignore_errors=True)
     lines, rows = writer.lines, truth.rows
-    if shape.killed:  # killed after a call was written, before its shell event
-        calls = [i for i, ln in enumerate(lines) if '"event_type":"tool_call"' in ln]
+    if shape.killed:  # killed after a shell tool's call was written, before its shell event
+        calls = [i for i in range(len(lines) - 1) if '"event_type":"shell"' in lines[i + 1]]
         cut = calls[len(calls) // 2 + rng.randint(0, len(calls) // 3)] + 1
         lines = lines[:cut]
         rows = [r for r in rows if r["line"] <= cut]
