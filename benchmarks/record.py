@@ -900,6 +900,12 @@ TASKS = [
     ),
 ]
 
+
+def editor(operation: str, path: str, **fields: object) -> tuple[str, dict]:
+    """An editor call: (tool, input)."""
+    return "editor", {"operation": operation, "path": path, **fields}
+
+
 RENAMES = {"clamp": "clamp_value", "chunked": "in_chunks", "summarise": "summarize"}
 RENAMES |= {"BATCH_SIZE": "WRITE_BATCH", "PAGE_LIMIT": "MAX_PAGE"}
 CONSTANT = re.compile(r"^([A-Z_]+) = (\d+(?:\.\d+)?)$", re.MULTILINE)
@@ -1180,26 +1186,21 @@ class Agent:
                 ("bash", {"command": f"sed -i 's/^{name} = {value}$/{name} = {new}/' {path}"})
             )
             old = f"{name} = {value}"
-            options.append(("editor", {"operation": "replace", "path": path, "old": old,
-                                       "new": f"{name} = {new}"}))  # fmt: skip
+            options.append(editor("replace", path, old=old, new=f"{name} = {new}"))
         returns = [ln for ln in text.splitlines() if ln.strip().startswith("return ")]
         returns = [ln for ln in returns if text.count(ln) == 1 and "#" not in ln]
         if returns:
             line = self.rng.choice(returns)
-            options.append(("editor", {"operation": "replace", "path": path, "old": line,
-                                       "new": line + "  # checked"}))  # fmt: skip
+            options.append(editor("replace", path, old=line, new=line + "  # checked"))
         n = self.rng.randint(1, 99)
         if path.endswith(".py"):
             extra = f"\n\ndef _helper_{n}(value):\n    return value\n"
-            options.append(
-                ("editor", {"operation": "write_file", "path": path, "content": text + extra})
-            )
+            options.append(editor("write_file", path, content=text + extra))
             options.append(("bash", {"command": f"printf '\\n# reviewed {n}\\n' >> {path}"}))
             options.append(("bash", {"command": f"sed -i '2i # edited {n}' {path}"}))
         elif path.endswith((".md", ".toml")):
             options.append(("bash", {"command": f"echo '# note {n}' >> {path}"}))
-            options.append(("editor", {"operation": "write_file", "path": path,
-                                       "content": text + f"\n# note {n}\n"}))  # fmt: skip
+            options.append(editor("write_file", path, content=text + f"\n# note {n}\n"))
         return self.rng.choice(options) if options else None
 
     def edit(self) -> None:
@@ -1483,8 +1484,8 @@ def record_session(
                     message_id="msg_" + uuid7_hex(clock.now, rng),
                     traceparent_from_caller=None,
                 )
-            writer.task_start(task_id, context_id, "a2a" if shape.persistent else "task_md",
-                              utf8_len(message))  # fmt: skip
+            source = "a2a" if shape.persistent else "task_md"
+            writer.task_start(task_id, context_id, source, utf8_len(message))
             for number, calls in enumerate(attempts):
                 if number:
                     reason = "tests still fail: run the whole suite and fix what fails"
