@@ -2,21 +2,24 @@
 --
 -- Tool calls with an identity (after the rules declared_effects, path_normalisation,
 -- failed_calls and same_request), the files a change to a declared resource changes
--- (declared_in_file), the effects inferred from shell commands (shell_inference), and the
+-- (declared_in_file), the effects inferred from shell commands (shell_inference; for
+-- formatters and stashes, session_changes), and the
 -- context resets (context_reset). `ord` orders them: a shell
 -- event's effects come after the call that ran it, in command order. `line` is where a
 -- finding is reported: the tool call (for shell effects, the call that ran the command).
 -- @column trace_path     VARCHAR  Trace file.
 -- @column ord            BIGINT   Order within the trace (event line * 1000 + effect number).
 -- @column line           BIGINT   Line of the tool call the observation belongs to.
--- @column kind           VARCHAR  `read`, `mutate` (a change of `identity`), `reset` (context emptied), `mutate_all` (anything may have changed).
--- @column identity       VARCHAR  Resource as compared (NULL for reset / mutate_all).
+-- @column kind           VARCHAR  `read`, `mutate` (a change of `identity`), `reset` (context emptied), `mutate_all` (any local resource may have changed), `mutate_listings` (what directories hold may have changed, not what files hold).
+-- @column identity       VARCHAR  Resource as compared (NULL for reset / mutate_all / mutate_listings).
 -- @column is_path        BOOLEAN  The identity is a file-system path.
 -- @column observed       BOOLEAN  A read that saw its resource (see failed_calls).
 -- @column whole          BOOLEAN  A read of the whole resource (see same_request).
 -- @column request        VARCHAR  What a read asked (see same_request).
 -- @column origin         VARCHAR  `tool_call`, `shell`, or the reset's event type.
 -- @column effect_source  VARCHAR  `trace`, `effects_file`, `shell` or NULL.
+-- @column metadata       BOOLEAN  A read of metadata, held only by the same request (see same_request).
+-- @column in_file        VARCHAR  For a declared resource asked of a file and nothing else: that file (normalised).
 SELECT
     c.trace_path,
     c.line * 1000 AS ord,
@@ -28,7 +31,14 @@ SELECT
     r.whole,
     r.request,
     'tool_call' AS origin,
-    e.effect_source
+    e.effect_source,
+    r.metadata,
+    -- a declared resource asked of a file and nothing else (an outline of `src/a.py`) is
+    -- a view of that file: a whole read of the file holds it
+    CASE WHEN c.resource_source = 'declared' AND r.asks_nothing_else
+        AND (SELECT enabled FROM context_rules WHERE name = 'declared_in_file')
+        THEN normalise_path(c.input_path)
+    END AS in_file
 FROM tool_calls AS c
 JOIN rule_path_normalisation AS p USING (trace_path, line)
 JOIN rule_declared_effects AS e USING (trace_path, line)
@@ -46,7 +56,9 @@ SELECT
     false,
     NULL,
     'tool_call',
-    e.effect_source
+    e.effect_source,
+    false,
+    NULL
 FROM tool_calls AS c
 JOIN rule_declared_effects AS e USING (trace_path, line)
 LEFT JOIN rule_declared_in_file AS d ON d.trace_path = c.trace_path AND d.identity = c.resource
@@ -65,9 +77,28 @@ SELECT
     whole,
     request,
     'shell',
-    'shell'
+    'shell',
+    false,
+    NULL
 FROM rule_shell_inference
-WHERE call_line IS NOT NULL OR kind <> 'read'
+WHERE (call_line IS NOT NULL OR kind <> 'read') AND kind <> 'mutate_changed'
 UNION ALL
-SELECT trace_path, line * 1000, line, 'reset', NULL, false, false, false, NULL, reason, NULL
+SELECT
+    trace_path,
+    line * 1000 + seq,
+    call_line,
+    kind,
+    identity,
+    identity IS NOT NULL,
+    true,
+    false,
+    NULL,
+    'shell',
+    'shell',
+    false,
+    NULL
+FROM rule_session_changes
+UNION ALL
+SELECT trace_path, line * 1000, line, 'reset', NULL, false, false, false, NULL, reason, NULL,
+    false, NULL
 FROM rule_context_reset

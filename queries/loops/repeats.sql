@@ -64,7 +64,7 @@ unchanged AS (
         SELECT 1
         FROM context_observations AS o
         WHERE o.trace_path = f.trace_path
-            AND o.kind IN ('mutate', 'mutate_all', 'reset')
+            AND o.kind IN ('mutate', 'mutate_all', 'mutate_listings', 'reset')
             AND o.ord > f.prior_line * 1000
             AND o.ord < f.line * 1000
     )

@@ -19,7 +19,7 @@
 -- @column prior_turn      BIGINT   Turn of that call.
 -- @column output_bytes    BIGINT   Bytes the redundant call returned.
 -- @column duration_ms     BIGINT   Its wall time.
--- @column rule            VARCHAR  What made the match: shell_inference, declared_effects, path_normalisation, else read_after_read.
+-- @column rule            VARCHAR  What made the match: declared_in_file, shell_inference, declared_effects, path_normalisation, else read_after_read.
 -- @column reason          VARCHAR  Why, in words.
 -- @column est_tokens      BIGINT   Tokens the repeated result took (see waste).
 -- @column token_source    VARCHAR  `trace` or `estimate`.
@@ -40,6 +40,10 @@ WITH obs AS (
                 ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING
             )
         END AS last_unknown_change,
+        -- the last build, test or lint run: caches and outputs appear in directories
+        max(CASE WHEN kind = 'mutate_listings' THEN ord END) OVER (
+            PARTITION BY trace_path ORDER BY ord ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING
+        ) AS last_listing_change,
         -- the last change of this very identity
         max(CASE WHEN kind = 'mutate' THEN ord END) OVER (
             PARTITION BY trace_path, identity ORDER BY ord
@@ -94,10 +98,10 @@ directories AS (
     JOIN path_ancestors AS a USING (identity),
         unnest(a.ancestors) AS u(dir)
 ),
-candidates AS (
+kinds AS (
     SELECT
         r.*,
-        greatest(r.last_reset, r.last_unknown_change, r.last_change, rc.last_related) AS barrier,
+        rc.last_related,
         -- a file, as far as the trace tells: a path with an extension and nothing beneath it
         r.is_path AND d.identity IS NULL
             AND regexp_matches(r.identity, '[^/.][.][A-Za-z0-9]+$') AS is_file
@@ -105,6 +109,19 @@ candidates AS (
     LEFT JOIN related_change AS rc USING (trace_path, ord)
     LEFT JOIN directories AS d USING (trace_path, identity)
     WHERE r.observed
+),
+candidates AS (
+    SELECT
+        *,
+        greatest(
+            last_reset, last_unknown_change, last_change, last_related,
+            -- a listing or search changes with what directories hold; git's answers (the
+            -- history, the status of tracked files) do not: builds' outputs are ignored
+            CASE WHEN is_path AND NOT is_file AND identity <> '.git'
+                AND NOT starts_with(coalesce(request, ''), 'git ')
+                THEN last_listing_change END
+        ) AS barrier
+    FROM kinds
 ),
 matched AS (
     -- the prior is the latest matching read; its columns come along (arg_max), so that no
@@ -115,7 +132,8 @@ matched AS (
         c.ord,
         arg_max(p.line, p.ord) AS prior_line,
         arg_max(p.origin, p.ord) AS prior_origin,
-        arg_max(p.effect_source, p.ord) AS prior_effect_source
+        arg_max(p.effect_source, p.ord) AS prior_effect_source,
+        NULL AS via
     FROM candidates AS c
     JOIN reads AS p
         ON p.trace_path = c.trace_path
@@ -125,30 +143,56 @@ matched AS (
         AND p.observed
         AND (
             (SELECT enabled FROM context_rules WHERE name = 'same_request') IS NOT TRUE
-            OR (p.whole AND (c.whole OR c.is_file))
+            OR (p.whole AND (c.whole OR (c.is_file AND NOT c.metadata)))
             OR p.request = c.request
         )
     GROUP BY ALL
+    UNION ALL
+    -- a declared resource asked of a file and nothing else, after a whole read of the file
+    SELECT
+        c.trace_path,
+        c.ord,
+        arg_max(p.line, p.ord),
+        arg_max(p.origin, p.ord),
+        arg_max(p.effect_source, p.ord),
+        'declared_in_file'
+    FROM candidates AS c
+    JOIN reads AS p
+        ON p.trace_path = c.trace_path
+        AND p.identity = c.in_file
+        AND p.ord < c.ord
+        AND p.ord > coalesce(c.barrier, -1)
+        AND p.observed
+        AND p.whole
+    WHERE NOT c.metadata
+    GROUP BY ALL
 ),
--- a shell call is one request: redundant only when every read it made is, and it changed
--- nothing; it is reported once, with its latest read
-shell_calls AS (
+prior AS (
+    -- the latest read that holds it, however it was matched
     SELECT
         trace_path,
-        line,
-        count(*) FILTER (WHERE kind = 'read') AS reads,
-        count(*) FILTER (WHERE kind <> 'read') AS changes
+        ord,
+        arg_max(prior_line, prior_line) AS prior_line,
+        arg_max(prior_origin, prior_line) AS prior_origin,
+        arg_max(prior_effect_source, prior_line) AS prior_effect_source,
+        arg_max(via, prior_line) AS via
+    FROM matched
+    GROUP BY ALL
+),
+-- a shell call is one request: redundant only when every read it made is (what else it
+-- did returned nothing to read); it is reported once, with its latest read
+shell_calls AS (
+    SELECT trace_path, line, count(*) AS reads
     FROM context_observations
-    WHERE origin = 'shell'
+    WHERE origin = 'shell' AND kind = 'read'
     GROUP BY ALL
 ),
 findings AS (
-    SELECT c.*, m.prior_line, m.prior_origin, m.prior_effect_source
-    FROM matched AS m
+    SELECT c.*, m.prior_line, m.prior_origin, m.prior_effect_source, m.via
+    FROM prior AS m
     JOIN candidates AS c USING (trace_path, ord)
     LEFT JOIN shell_calls AS s
         ON c.origin = 'shell' AND s.trace_path = c.trace_path AND s.line = c.line
-    WHERE c.origin <> 'shell' OR s.changes = 0
     QUALIFY c.origin <> 'shell' OR (
         count(*) OVER (PARTITION BY c.trace_path, c.line) = any_value(s.reads) OVER (
             PARTITION BY c.trace_path, c.line)
@@ -169,6 +213,7 @@ SELECT
     t.output_bytes,
     t.duration_ms,
     CASE
+        WHEN f.via = 'declared_in_file' THEN 'declared_in_file'
         WHEN f.origin = 'shell' OR f.prior_origin = 'shell' THEN 'shell_inference'
         WHEN 'effects_file' IN (f.effect_source, f.prior_effect_source) THEN 'declared_effects'
         WHEN t.resource IS DISTINCT FROM pt.resource THEN 'path_normalisation'
@@ -177,6 +222,7 @@ SELECT
     'line ' || f.line || ' reads ' || f.identity || ' again: line ' || f.prior_line
         || ' (turn ' || coalesce(pt.turn, 0) || ') read it'
         || CASE
+            WHEN f.via = 'declared_in_file' THEN ', the file it was asked of, whole'
             WHEN t.resource IS DISTINCT FROM pt.resource AND f.origin = 'tool_call'
                 AND f.prior_origin = 'tool_call'
                 THEN ' as ' || pt.resource

@@ -15,11 +15,14 @@
 -- search, and an unknown path is treated as a directory. So `find_references` after
 -- `find_definition` of one symbol, a search in a directory after listing it, a read of a
 -- file after a `grep` in it, or after its `stat`, are not redundant; a `grep` after
--- reading the file is, and so is `read_file` after `fs_cat` of the same file.
+-- reading the file is, and so is `read_file` after `fs_cat` of the same file. A read of
+-- metadata (`fs_stat`) is held only by the same request: the content does not hold it.
 -- @column trace_path VARCHAR  Trace file.
 -- @column line       BIGINT   Line of the call.
 -- @column request    VARCHAR  The tool and its input without its path keys (NULL when the rule is off).
 -- @column whole      BOOLEAN  The call read the whole resource (always true when the rule is off).
+-- @column asks_nothing_else BOOLEAN  Its input holds nothing but its resource, an operation name and a byte cap it stayed below.
+-- @column metadata   BOOLEAN  Its name says it reads metadata (`stat`, `info`, `exists`, ...): no read of the content holds it (always false when the rule is off).
 WITH requests AS (
     SELECT
         trace_path,
@@ -77,5 +80,9 @@ SELECT
                 'exist', 'size', 'mtime', 'perms', 'permissions', 'owner', 'hash', 'checksum',
                 'count', 'list', 'ls', 'dir', 'tree', 'search', 'find', 'grep', 'glob', 'head',
                 'tail', 'range', 'lines', 'symbols', 'outline', 'diff'])
-        ) AS whole
+        ) AS whole,
+    coalesce(len(extra), 0) = 0 AS asks_nothing_else,
+    coalesce((SELECT enabled FROM context_rules WHERE name = 'same_request'), false)
+        AND list_has_any(words, ['stat', 'stats', 'info', 'metadata', 'meta', 'exists', 'exist',
+            'size', 'mtime', 'perms', 'permissions', 'owner']) AS metadata
 FROM asked

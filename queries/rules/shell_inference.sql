@@ -27,16 +27,26 @@
 --   partial read's request is the simple command itself, so only the same command again
 --   (or an earlier whole read of the file) covers it;
 -- - changes: `sed -i`, `perl -i`, `rm`, `mv`, `cp`/`ln` (the target), `touch`, `mkdir`,
---   `tee`, `chmod`, formatters (`black`, `ruff format`, `prettier`, `gofmt`, `rustfmt`, ...)
---   and `git checkout -- f` / `git restore f` / `git rm` / `git mv` change their files;
+--   `tee`, `chmod`, and `git checkout -- f` / `git restore f` / `git rm` / `git mv` change
+--   their files; formatters (`black`, `ruff format`, `prettier`, `gofmt`, `cargo fmt`, ...)
+--   may change what they are given, `git stash [pop|apply]` and `git reset --hard` what is
+--   not committed (`mutate_changed`: rules/session_changes.sql says which files);
 --   `git add|commit|fetch|tag X|branch X|config` change the repository (`.git`), not the
 --   files; a path with a glob changes the directory it lies in;
--- - builds and tests change no source: `cargo build|check|test|clippy`, `go build|test|vet`,
---   `pytest`, `python -m pytest|unittest|mypy|compileall`, `npm|yarn|pnpm test`; nor do
---   `echo`, `pwd`, `which`, `stat`, `du`, `true`, ...;
--- - anything else (`make`, scripts, `git stash`, `git checkout BRANCH`, `git reset`,
---   `git pull`, `cargo fmt`, a formatter with no path, a path built from `$VAR`) may have
---   changed any local file: `mutate_all`. It never changes what a URL returned.
+-- - builds, tests and linters change no source, but their caches and outputs appear in
+--   directory listings and searches (`mutate_listings`): `cargo build|check|test|clippy`,
+--   `go build|test|vet`, `pytest`, `python -m pytest|unittest|mypy|compileall`,
+--   `npm|yarn|pnpm test`, `ruff check`; `echo`, `pwd`, `which`, `stat`, `du`, `true`, ...
+--   change nothing;
+-- - what a command prints into another command (`cat f | head`) is seen only as the
+--   pipeline's end: a partial read, whose request is the pipeline; what goes to a file
+--   (`cat f > g`) is not seen at all; a file `< f` feeds is read in part; a whole read
+--   whose output the runtime cut (16 KiB) is a partial one;
+-- - a git command that failed, run alone, changed nothing (`git commit` with nothing to
+--   commit);
+-- - anything else (`make`, scripts, `git checkout BRANCH`, `git reset HEAD~1`, `git pull`,
+--   a path built from `$VAR`) may have changed any local file: `mutate_all`.
+--   It never changes what a URL returned.
 -- A guess never creates a finding it could be wrong about: what is not understood
 -- invalidates. The effects are placed at the shell event's line, in command order, and
 -- belong to the tool call that ran it; a shell call counts as redundant only when every
@@ -45,7 +55,7 @@
 -- @column line       BIGINT   Line of the shell event (of the tool call, when it has none).
 -- @column seq        BIGINT   Order of the effect within the event.
 -- @column call_line  BIGINT   Line of the tool call that ran the command (NULL when none precedes).
--- @column kind       VARCHAR  `read`, `mutate` or `mutate_all`.
+-- @column kind       VARCHAR  `read`, `mutate`, `mutate_all`, `mutate_listings` (directories' contents may have changed) or `mutate_changed` (what the session changed under `identity`, or anywhere when NULL, may have changed).
 -- @column identity   VARCHAR  The normalised path (NULL for mutate_all).
 -- @column whole      BOOLEAN  A read of the whole file.
 -- @column request    VARCHAR  What a partial read asked (the simple command); NULL when whole.
@@ -62,6 +72,7 @@ WITH ordered AS (
         "binary",
         command,
         exit_code,
+        stdout_bytes,
         max(CASE WHEN event_type = 'tool_call' THEN line END) OVER (
             PARTITION BY trace_path ORDER BY line ROWS UNBOUNDED PRECEDING
         ) AS call_line,
@@ -76,6 +87,7 @@ shell AS (
         line,
         call_line,
         exit_code,
+        stdout_bytes,
         true AS known,
         regexp_extract(coalesce("binary", ''), '[^/]+$') AS program,
         trim(coalesce(command, '')) AS command
@@ -87,6 +99,7 @@ shell AS (
         trace_path,
         line,
         line,
+        NULL,
         NULL,
         false,
         tool_name,
@@ -100,27 +113,45 @@ shell AS (
 ),
 -- a script (run by an interpreter, or by nothing named) is split into simple commands;
 -- another binary ran once, with its argument list
-segments AS (
+-- a script (run by an interpreter, or by nothing named) is split into pipelines, and those
+-- into commands; another binary ran once, with its argument list
+pipelines AS (
     SELECT
-        s.trace_path, s.line, s.call_line, s.exit_code, s.known, g.seq,
-        trim(g.segment) AS segment,
-        true AS in_script
+        s.trace_path, s.line, s.call_line, s.exit_code, s.stdout_bytes, s.known,
+        p.pipeline, p.n
     FROM shell AS s,
         unnest(regexp_extract_all(
-            -- here-document bodies are data, not commands
-            regexp_replace(
+            -- here-document bodies are data, not commands; `||` is set apart from `|`
+            replace(regexp_replace(
                 s.command,
                 '(<<-?\s*[''"]?(EOF|EOT|END|EOL|PY|PYEOF|SH|SCRIPT|CODE|DATA|TEXT|HEREDOC|MD|JSON|YAML|CONTENT|PATCH|DIFF)[''"]?[^\n]*)\n(?s:.*?)\n[ \t]*(EOF|EOT|END|EOL|PY|PYEOF|SH|SCRIPT|CODE|DATA|TEXT|HEREDOC|MD|JSON|YAML|CONTENT|PATCH|DIFF)([ \t]*\n|[ \t]*$)',
                 '\1' || chr(10),
                 'g'
-            ),
-            '(?:''[^'']*''?|"(?:[^"\\]|\\(?s:.))*"?|\\(?s:.)|&[0-9>-]|[^''"\\;|\n&])+'
-        )) WITH ORDINALITY AS g(segment, seq)
+            ), '||', chr(1)),
+            '(?:''[^'']*''?|"(?:[^"\\]|\\(?s:.))*"?|\\(?s:.)|&[0-9>-]|[^''"\\;\n&\x01])+'
+        )) WITH ORDINALITY AS p(pipeline, n)
     WHERE s.program = '' OR s.program IN ('bash', 'sh', 'zsh', 'fish', 'dash', 'ksh')
+),
+segments AS (
+    SELECT
+        p.trace_path, p.line, p.call_line, p.exit_code, p.stdout_bytes, p.known,
+        p.n * 1000 + c.k AS seq,
+        trim(c.segment) AS segment,
+        trim(p.pipeline) AS pipeline,
+        -- what this command prints goes on to the next one: the model sees only the end
+        c.k < len(regexp_extract_all(p.pipeline, '(?:''[^'']*''?|"(?:[^"\\]|\\(?s:.))*"?|\\(?s:.)|[^''"\\|])+'))
+            AS piped,
+        true AS in_script
+    FROM pipelines AS p,
+        unnest(regexp_extract_all(
+            p.pipeline, '(?:''[^'']*''?|"(?:[^"\\]|\\(?s:.))*"?|\\(?s:.)|[^''"\\|])+'
+        )) WITH ORDINALITY AS c(segment, k)
     UNION ALL
     SELECT
-        trace_path, line, call_line, exit_code, known, 1,
+        trace_path, line, call_line, exit_code, stdout_bytes, known, 1,
         program || ' ' || command,
+        program || ' ' || command,
+        false,
         false
     FROM shell
     WHERE program <> '' AND program NOT IN ('bash', 'sh', 'zsh', 'fish', 'dash', 'ksh')
@@ -140,6 +171,8 @@ parsed AS (
             THEN regexp_extract_all(segment, '(?:^|[^<])<\s*(''[^'']*''|"[^"]*"|[^\s&|<>;''"]+)', 1)
             ELSE []
         END AS quoted_fed,
+        -- its output goes to a file (`> f`, `>> f`, `&> f`), not to the model
+        in_script AND regexp_matches(segment, '(?:^|[^0-9<>&])1?>>?\s*[^\s&]|&>') AS to_file,
         split_shell_words(CASE WHEN in_script THEN regexp_replace(
             segment,
             '[0-9]*(?:>>?|<<?)\s*(?:&[0-9]+|''[^'']*''|"[^"]*"|[^\s&|<>;''"]+)',
@@ -228,6 +261,10 @@ classified AS (
         *,
         CASE
             WHEN program IN ('cd', 'pushd', 'popd') THEN 'none'
+            -- a git command that failed, run alone, changed nothing (git's changes are whole)
+            WHEN program = 'git' AND coalesce(exit_code, 0) <> 0 AND known
+                AND count(*) OVER (PARTITION BY trace_path, line) = 1
+                THEN 'none'
             WHEN program IN ('cat', 'bat', 'batcat', 'less', 'more', 'nl', 'tac') THEN 'read_whole'
             WHEN program IN ('head', 'tail', 'wc', 'sort', 'uniq', 'cut', 'diff', 'cmp', 'comm',
                 'md5sum', 'sha1sum', 'sha256sum', 'sha512sum', 'cksum', 'od', 'xxd', 'hexdump',
@@ -249,18 +286,20 @@ classified AS (
                              'autopep8', 'yapf', 'shfmt') THEN 'format'
             WHEN program = 'ruff' AND (subcommand = 'format' OR list_contains(args, '--fix'))
                 THEN 'format_sub'
-            WHEN program = 'ruff' THEN 'none'
+            WHEN program IN ('cargo', 'go') AND subcommand = 'fmt' THEN 'format_all'
+            WHEN program = 'ruff' THEN 'build'
             WHEN program = 'cargo' AND subcommand IN ('test', 'build', 'check', 'run', 'bench',
-                'doc', 'tree', 'metadata', 'search') THEN 'none'
+                'doc', 'tree', 'metadata', 'search') THEN 'build'
             WHEN program = 'cargo' AND subcommand = 'clippy' AND NOT list_contains(args, '--fix')
-                THEN 'none'
+                THEN 'build'
             WHEN program = 'go' AND subcommand IN ('test', 'vet', 'build', 'list', 'version', 'env')
-                THEN 'none'
-            WHEN program IN ('npm', 'yarn', 'pnpm') AND subcommand = 'test' THEN 'none'
+                THEN 'build'
+            WHEN program IN ('npm', 'yarn', 'pnpm') AND subcommand = 'test' THEN 'build'
             WHEN regexp_full_match(program, 'python[0-9.]*') AND len(args) >= 2 AND args[1] = '-m'
                 AND args[2] IN ('pytest', 'unittest', 'mypy', 'compileall', 'py_compile',
                     'pyflakes', 'pylint', 'flake8', 'doctest', 'json.tool', 'tabnanny')
-                THEN 'none'
+                THEN 'build'
+            WHEN program IN ('pytest', 'mypy', 'tsc', 'jest', 'pylint', 'flake8') THEN 'build'
             WHEN program IN ('source', '.') AND ends_with(coalesce(args[1], ''), 'activate')
                 THEN 'none'
             WHEN program = 'git' AND subcommand IN ('status', 'diff', 'ls-files', 'grep', 'blame',
@@ -276,8 +315,20 @@ classified AS (
             WHEN program = 'git' AND subcommand = 'stash'
                 AND list_filter(args, lambda t: NOT starts_with(t, '-'))[2] IN ('list', 'show')
                 THEN 'git_history'
+            -- set aside, or bring back, what is not committed (see rules/session_changes.sql)
+            WHEN program = 'git' AND subcommand = 'stash'
+                AND coalesce(list_filter(args, lambda t: NOT starts_with(t, '-'))[2], 'push')
+                    IN ('push', 'save', 'pop', 'apply')
+                THEN 'uncommitted'
+            WHEN program = 'git' AND subcommand = 'reset' AND list_contains(args, '--hard')
+                AND len(list_filter(args, lambda t: NOT starts_with(t, '-'))) = 1
+                THEN 'uncommitted'
             WHEN program = 'git' AND subcommand IN ('add', 'commit', 'fetch', 'tag', 'branch',
                 'config', 'remote', 'notes', 'gc', 'update-index') THEN 'git_repository'
+            -- a new branch where HEAD is changes no file
+            WHEN program = 'git' AND subcommand IN ('checkout', 'switch')
+                AND len(args) = 3 AND args[2] IN ('-b', '-B', '-c', '-C')
+                THEN 'git_repository'
             WHEN program = 'git' AND subcommand IN ('checkout', 'restore')
                 AND list_contains(args, '--') THEN 'git_after_dashes'
             WHEN program = 'git' AND subcommand = 'restore' THEN 'mutate_after_pattern'
@@ -285,7 +336,7 @@ classified AS (
             WHEN program IN ('pwd', 'echo', 'printf', 'which', 'whoami', 'date', 'true',
                 'false', 'test', '[', 'sleep', 'uname', 'id', 'hostname', 'ps', 'df', 'du',
                 'free', 'stat', 'file', 'basename', 'dirname', 'realpath', 'readlink', 'tr',
-                'pytest', 'mypy', 'tsc', 'jest', 'export', 'type', 'whereis', 'history', 'jobs',
+                'export', 'type', 'whereis', 'history', 'jobs',
                 'clear', 'set', 'unset', 'exit', 'return', ':', 'wait', 'read', 'nproc', 'env',
                 'printenv', 'locale', 'tty', 'seq', 'yes', 'expr', 'let', 'declare', 'alias',
                 'shopt', 'trap', 'umask', 'ulimit', 'hash', 'command') THEN 'none'
@@ -302,8 +353,11 @@ effects AS (
         c.known,
         c.seq,
         c.cwd,
+        c.to_file,
+        -- a whole file shown to the model: not piped on, not cut at the runtime's 16 KiB
+        NOT c.piped AND coalesce(c.stdout_bytes, 0) < 16384 AS shown_whole,
         list_concat(
-            list_transform(c.fed, lambda p: {kind: 'read', path: p, whole: true}),
+            list_transform(c.fed, lambda p: {kind: 'read', path: p, whole: false}),
             CASE c.class
                 WHEN 'read_whole' THEN
                     list_transform(c.operands, lambda p: {kind: 'read', path: p, whole: true})
@@ -331,17 +385,17 @@ effects AS (
                 WHEN 'mutate_last' THEN
                     list_transform(c.operands[-1:], lambda p: {kind: 'mutate', path: p, whole: NULL})
                 WHEN 'format' THEN
-                    CASE WHEN len(c.operands) > 0
-                        THEN list_transform(c.operands,
-                            lambda p: {kind: 'mutate', path: p, whole: NULL})
-                        ELSE [{kind: 'mutate_all', path: NULL, whole: NULL}]
-                    END
+                    list_transform(
+                        CASE WHEN len(c.operands) > 0 THEN c.operands ELSE ['.'] END,
+                        lambda p: {kind: 'mutate_changed', path: p, whole: NULL}
+                    )
                 WHEN 'format_sub' THEN
-                    CASE WHEN len(c.operands) > 1
-                        THEN list_transform(c.operands[2:],
-                            lambda p: {kind: 'mutate', path: p, whole: NULL})
-                        ELSE [{kind: 'mutate_all', path: NULL, whole: NULL}]
-                    END
+                    list_transform(
+                        CASE WHEN len(c.operands) > 1 THEN c.operands[2:] ELSE ['.'] END,
+                        lambda p: {kind: 'mutate_changed', path: p, whole: NULL}
+                    )
+                WHEN 'format_all' THEN [{kind: 'mutate_changed', path: '.', whole: NULL}]
+                WHEN 'uncommitted' THEN [{kind: 'mutate_changed', path: NULL, whole: NULL}]
                 WHEN 'git_after_dashes' THEN
                     list_transform(
                         c.args[list_position(c.args, '--') + 1:],
@@ -353,11 +407,12 @@ effects AS (
                         lambda p: {kind: 'mutate', path: p, whole: NULL}
                     ) || [{kind: 'mutate', path: '.git', whole: NULL}]
                 WHEN 'mutate_all' THEN [{kind: 'mutate_all', path: NULL, whole: NULL}]
+                WHEN 'build' THEN [{kind: 'mutate_listings', path: NULL, whole: NULL}]
                 ELSE []
             END,
             list_transform(c.written, lambda p: {kind: 'mutate', path: p, whole: NULL})
         ) AS found,
-        trim(c.segment) AS request
+        CASE WHEN c.piped THEN c.pipeline ELSE trim(c.segment) END AS request
     FROM classified AS c
 ),
 -- each effect's path as the trace names it: relative to the script's `cd`s; a path that
@@ -370,7 +425,7 @@ resolved AS (
         f.effect.kind AS effect_kind,
         f.effect.whole AS effect_whole,
         CASE
-            WHEN f.effect.kind = 'mutate_all' THEN NULL
+            WHEN f.effect.kind IN ('mutate_all', 'mutate_listings') THEN NULL
             WHEN e.cwd IS NULL AND NOT starts_with(f.effect.path, '/') THEN NULL
             WHEN starts_with(f.effect.path, '/') OR e.cwd = '.' THEN f.effect.path
             ELSE e.cwd || '/' || f.effect.path
@@ -389,19 +444,22 @@ SELECT
     row_number() OVER (PARTITION BY trace_path, line ORDER BY seq, n) AS seq,
     call_line,
     CASE
-        WHEN effect_kind = 'mutate' AND (path IS NULL OR regexp_matches(path, '^[~$`]'))
+        WHEN effect_kind IN ('mutate', 'mutate_changed')
+            AND ((path IS NULL AND effect_kind = 'mutate') OR regexp_matches(path, '^[~$`]'))
             THEN 'mutate_all'
         ELSE effect_kind
     END AS kind,
     CASE
-        WHEN effect_kind = 'mutate_all' OR path IS NULL OR regexp_matches(path, '^[~$`]')
+        WHEN effect_kind IN ('mutate_all', 'mutate_listings') OR path IS NULL
+            OR regexp_matches(path, '^[~$`]')
             OR (vague AND effect_kind = 'read') THEN NULL
         WHEN vague THEN normalise_path(regexp_replace(path, '/?[^/]*[*?\[{$`].*$', ''))
         ELSE normalise_path(path)
     END AS identity,
-    coalesce(effect_whole, false) AS whole,
-    CASE WHEN effect_kind = 'read' AND NOT effect_whole THEN request END AS request,
+    coalesce(effect_whole AND shown_whole, false) AS whole,
+    CASE WHEN effect_kind = 'read' AND NOT (effect_whole AND shown_whole) THEN request END
+        AS request,
     known AND (coalesce(exit_code, 0) = 0
         OR NOT (SELECT enabled FROM context_rules WHERE name = 'failed_calls'))
-        AND NOT (effect_kind = 'read' AND (path IS NULL OR vague)) AS observed
+        AND NOT (effect_kind = 'read' AND (path IS NULL OR vague OR to_file)) AS observed
 FROM placed

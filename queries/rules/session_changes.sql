@@ -1,0 +1,62 @@
+-- rule session_changes: a formatter or a stash changes only what the session changed.
+--
+-- A formatter rewrites only files that are not formatted yet, and `git stash [pop|apply]`
+-- or `git reset --hard` set aside or bring back only what is not committed. Taking what
+-- the session started from as committed and formatted, both can have changed only files
+-- the session itself changed before them (under the formatter's paths): those are changed,
+-- the others are not. After a change nothing places (a script, an unknown command, a
+-- declared change in no file), any file may be unformatted or uncommitted: a formatter then
+-- changes everything it was given, a stash anything (`mutate_all`). So after `ruff format
+-- src`, a file of `src` the session only read is still what the model holds. With the rule
+-- off, that is what happens every time. It trusts the session's start: a tree that was
+-- already dirty, or unformatted, is where it can be wrong.
+-- @column trace_path VARCHAR  Trace file.
+-- @column line       BIGINT   Line of the shell event.
+-- @column seq        BIGINT   Order of the effect within the event.
+-- @column call_line  BIGINT   Line of the tool call that ran the command.
+-- @column kind       VARCHAR  `mutate` or `mutate_all`.
+-- @column identity   VARCHAR  The path changed (NULL for mutate_all).
+WITH runs AS (
+    SELECT trace_path, line, seq, call_line, identity AS scope, line * 1000 + seq AS ord
+    FROM rule_shell_inference
+    WHERE kind = 'mutate_changed'
+),
+-- every change the trace shows before, placed (a path) or not (NULL: anything)
+changes AS (
+    SELECT c.trace_path, c.line * 1000 AS ord, CASE WHEN p.is_path THEN p.identity END AS identity
+    FROM tool_calls AS c
+    JOIN rule_path_normalisation AS p USING (trace_path, line)
+    JOIN rule_declared_effects AS e USING (trace_path, line)
+    WHERE e.effect <> 'read'
+    UNION ALL
+    SELECT trace_path, line * 1000 + seq, identity
+    FROM rule_shell_inference
+    WHERE kind IN ('mutate', 'mutate_all')
+),
+judged AS (
+    SELECT
+        r.trace_path,
+        r.line,
+        r.seq,
+        r.call_line,
+        r.scope,
+        NOT coalesce((SELECT enabled FROM context_rules WHERE name = 'session_changes'), false)
+            OR coalesce(bool_or(ch.ord IS NOT NULL AND ch.identity IS NULL), false) AS anything,
+        list(DISTINCT ch.identity) FILTER (
+            WHERE ch.identity IS NOT NULL AND (
+                r.scope IS NULL OR r.scope = '.' OR ch.identity = r.scope
+                OR starts_with(ch.identity, r.scope || '/')
+            )
+        ) AS changed
+    FROM runs AS r
+    LEFT JOIN changes AS ch ON ch.trace_path = r.trace_path AND ch.ord < r.ord
+    GROUP BY ALL
+)
+SELECT
+    trace_path,
+    line,
+    seq,
+    call_line,
+    CASE WHEN identity IS NULL THEN 'mutate_all' ELSE 'mutate' END AS kind,
+    identity
+FROM judged, unnest(CASE WHEN anything THEN [scope] ELSE coalesce(changed, []) END) AS u(identity)
