@@ -36,6 +36,7 @@ from .load import (
     batches,
     check_files,
     connect,
+    file_problem,
     load_traces,
     trace_warnings,
 )
@@ -99,7 +100,18 @@ def _state(path: str) -> tuple[_FileState, bytes]:
 
 
 def _connect(db: Path, read_only: bool) -> duckdb.DuckDBPyConnection:
-    """Open the catalog, waiting while another process holds it."""
+    """Open the catalog, waiting while another process holds it. Only a regular file (or
+    a path not there yet) is opened: a pipe or a device would block."""
+    if "\\" in str(db):  # DuckDB reads a backslash in a database path as a `/`
+        raise MurTraceError(
+            E_IO_003,
+            f"cannot open catalog {db}: DuckDB takes a backslash in a database path for a "
+            "'/'; give a path without one",
+        )
+    if os.path.lexists(db):
+        problem = file_problem(str(db), "catalog")
+        if problem is not None:
+            raise MurTraceError(E_IO_003, f"cannot open catalog {db}: {problem.message}")
     deadline = time.monotonic() + LOCK_WAIT
     while True:
         try:

@@ -7,19 +7,21 @@ stderr with a stable code, never a traceback; usage errors exit 2 too).
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from enum import Enum, StrEnum
 from pathlib import Path
-from typing import Annotated, TextIO
+from typing import Annotated, Any, TextIO
 
 import duckdb
 import typer
+import typer.core
 
 from . import find_redundant, load
-from .errors import E_IO_003, E_TRC_002, MurTraceError
+from .errors import E_INTERRUPTED, E_IO_003, E_TRC_002, E_USAGE, MurTraceError, visible
 from .load import POLICIES, RULES, Skipped, TraceWarning, rule_doc
 from .render import (
     DocFormat,
@@ -48,8 +50,34 @@ from .writes import check_target, owned_directory
 
 EXIT_ERROR = 2
 EXIT_CHECK_FAILED = 1
+EXIT_INTERRUPTED = 130
+
+# Click's usage errors, whichever Click Typer runs on (its own since 0.28, else Click's
+# package): the base class of typer.BadParameter that every usage error derives from.
+ClickException = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException")
+
+
+class _OneLineErrors(typer.core.TyperGroup):
+    """Click's usage errors (an unknown option, a value out of range) as every error here
+    is said: one line with a code, exit 2; an interrupt as one line, exit 130."""
+
+    def main(self, *args: Any, standalone_mode: bool = True, **kwargs: Any) -> Any:
+        if not standalone_mode:
+            return super().main(*args, standalone_mode=False, **kwargs)
+        try:
+            code = super().main(*args, standalone_mode=False, **kwargs)
+        except ClickException as exc:
+            where = f" (see {exc.ctx.command_path} --help)" if getattr(exc, "ctx", None) else ""
+            typer.echo(f"error[{E_USAGE}]: {visible(exc.format_message())}{where}", err=True)
+            sys.exit(EXIT_ERROR if exc.exit_code == 2 else exc.exit_code)
+        except typer.Abort:
+            typer.echo(f"error[{E_INTERRUPTED}]: interrupted", err=True)
+            sys.exit(EXIT_INTERRUPTED)
+        sys.exit(code if isinstance(code, int) else 0)
+
 
 app = typer.Typer(
+    cls=_OneLineErrors,
     name="mur-trace",
     help="Find redundant tool calls in Murmur agent traces (trace.jsonl), with DuckDB.",
     no_args_is_help=True,
@@ -149,6 +177,10 @@ def _errors() -> Iterator[None]:
     except MurTraceError as exc:
         typer.echo(str(exc), err=True)
         raise typer.Exit(EXIT_ERROR) from None
+    except (KeyboardInterrupt, duckdb.InterruptException):
+        # Ctrl-C: DuckDB stops the query it runs; nothing written stays half done
+        typer.echo(f"error[{E_INTERRUPTED}]: interrupted", err=True)
+        raise typer.Exit(EXIT_INTERRUPTED) from None
     except (OSError, duckdb.IOException) as exc:
         if _reader_gone(exc):  # `mur-trace ... | head`: the reader has what it wanted
             _discard_stdout()
@@ -213,7 +245,7 @@ def _rules(rule: list[str] | None, no_rule: list[str] | None) -> dict[str, bool]
 def _notify(skipped: list[Skipped], warnings: list[TraceWarning], strict: bool = False) -> None:
     """Name each trace left out or read in part on stderr; with `strict`, fail on the first."""
     for left_out in skipped:
-        typer.echo(f"warning[{left_out.code}]: skipped {left_out.message}", err=True)
+        typer.echo(f"warning[{left_out.code}]: {left_out.message} (skipped)", err=True)
     for warning in warnings:
         typer.echo(f"warning[{warning.code}]: {warning.message}", err=True)
     if strict and (skipped or warnings):
@@ -358,7 +390,10 @@ def check(
         int | None, typer.Option(help="Most redundant calls a session may make.")
     ] = None,
     max_rate: Annotated[
-        float | None, typer.Option(help="Highest share of tool calls that may be redundant (0-1).")
+        float | None,
+        typer.Option(
+            min=0.0, max=1.0, help="Highest share of tool calls that may be redundant (0-1)."
+        ),
     ] = None,
     max_context_tokens: Annotated[
         int | None, typer.Option(help="Most tokens a session may re-send because of them.")
@@ -368,6 +403,8 @@ def check(
     strict: StrictOpt = False,
 ) -> None:
     """A CI gate: exit 1 and list the sessions over a threshold."""
+    if max_rate is not None and math.isnan(max_rate):
+        raise typer.BadParameter("not a number", param_hint="--max-rate")
     if max_redundant is None and max_rate is None and max_context_tokens is None:
         raise typer.BadParameter(
             "give at least one of --max-redundant, --max-rate, --max-context-tokens"
@@ -525,8 +562,21 @@ def report(
         if result.incomplete:
             typer.echo(skipped_note(len(result.incomplete)), err=True)
         _notify(result.skipped, trace.warnings, strict)
-        data = report_data(result, str(db or workdir))
+        data = report_data(result, _report_source(paths, workdir, db))
         typer.echo(report_text(data) if fmt is DocFormat.text else json_document(data), nl=False)
+
+
+def _report_source(paths: list[Path], workdir: Path, db: Path | None) -> str:
+    """What `report` names as where its sessions came from: the catalog, the workdir when
+    they all lie in it, else the directory they share (or how many places)."""
+    if db is not None:
+        return str(db)
+    homes = {os.path.realpath(p.parent.parent) for p in paths}
+    if not paths or homes == {os.path.realpath(workdir)}:
+        return str(workdir)
+    if len(homes) == 1:
+        return str(paths[0].parent.parent)
+    return f"{len(homes)} directories"
 
 
 @app.command()
@@ -598,10 +648,11 @@ def plot(
     kind: Annotated[PlotKind, typer.Argument(help="timeline (one session), waste or rate.")],
     paths: PathsArg = None,
     output: Annotated[
-        Path, typer.Option("--output", "-o", help="Image to write: .png or .svg.")
+        Path, typer.Option("--output", "-o", help="Image to write: .png, .svg or .pdf.")
     ] = Path("mur-trace.png"),
     session: Annotated[
-        str | None, typer.Option(help="For timeline: the session (any session argument).")
+        str | None,
+        typer.Option(help="For timeline: the session (any session argument; or give its path)."),
     ] = None,
     workdir: WorkdirOpt = DEFAULT_WORKDIR,
     db: DbOpt = None,
@@ -612,12 +663,18 @@ def plot(
 
     with _errors():
         if kind is PlotKind.timeline:
+            if paths and (len(paths) > 1 or session is not None):
+                raise MurTraceError(E_USAGE, "plot timeline draws one session: name one")
+            if paths:  # a path given as one is a path, even without a `/`
+                session = os.path.join(".", paths[0]) if "/" not in str(paths[0]) else str(paths[0])
             path = _resolve(session, _source(workdir, db))
             _guard(output, [path], workdir, db)
+            plots.check_output(output)
             trace = _load([path], workdir, policy.value, db=db)
             figure = plots.timeline(trace)
         else:
             _guard(output, paths, workdir, db)
+            plots.check_output(output)
             trace = _load(paths, workdir, policy.value, db=db)
             figure = getattr(plots, kind.value)(trace)
         figure.savefig(output, dpi=120)

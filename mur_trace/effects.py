@@ -20,7 +20,8 @@ from __future__ import annotations
 import tomllib
 from pathlib import Path
 
-from .errors import E_IO_001, E_IO_003, MurTraceError
+from .errors import E_IO_003, MurTraceError
+from .load import file_problem
 
 EFFECTS = ("read", "mutate")
 E_CFG = "E-CFG-002"  # an effects file that cannot be used
@@ -61,10 +62,11 @@ def parse_effects(text: str, path: Path) -> list[Effect]:
 def read_effects(path: str | Path) -> list[Effect]:
     """Rows of `declared_effects` from an effects file."""
     path = Path(path)
+    problem = file_problem(str(path), "effects file")  # a pipe or a device would block
+    if problem is not None:
+        raise MurTraceError(problem.code, problem.message)
     try:
         text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise MurTraceError(E_IO_001, f"effects file not found: {path}") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise MurTraceError(E_IO_003, f"failed to read {path}: {exc}") from None
     return parse_effects(text, path)

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import re
+
 E_TRC_001 = "E-TRC-001"  # malformed trace (names file:line); an empty trace file too
 E_TRC_002 = "E-TRC-002"  # session not found / ambiguous / bad ordinal or --since
 E_IO_001 = "E-IO-001"  # file or directory not found
 E_IO_003 = "E-IO-003"  # unreadable
+E_USAGE = "E-CLI-001"  # a command line that cannot be understood (usage)
+E_INTERRUPTED = "E-CLI-130"  # interrupted (Ctrl-C): exit 130
 E_IO_004 = "E-IO-004"  # refused: the write would touch an input or what the command did not create
 
 
@@ -19,4 +23,23 @@ class MurTraceError(Exception):
         self.message = message
 
     def __str__(self) -> str:
-        return f"error[{self.code}]: {self.message}"
+        return f"error[{self.code}]: {visible(self.message, lines=True)}"
+
+
+def visible(text: str, lines: bool = False) -> str:
+    """`text` safe for a terminal: control characters (escape sequences, carriage returns,
+    line breaks inside a value) are written as JSON escapes (`\\u001b`, `\\r`, `\\n`).
+    With `lines`, line breaks are kept (a message of several lines)."""
+    if not _CONTROL.search(text):
+        return text
+    if lines:
+        return "\n".join(visible(line) for line in text.split("\n"))
+    return _CONTROL.sub(_escape, text)
+
+
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
+
+
+def _escape(match: re.Match[str]) -> str:
+    char = match.group()
+    return {"\t": "\\t", "\r": "\\r", "\n": "\\n"}.get(char, f"\\u{ord(char):04x}")

@@ -44,6 +44,7 @@ MACROS: dict[str, tuple[str, str]] = {
     "wrong_json_type": ("value, kind", "functions/wrong_json_type"),
     "checked_fields": ("", "functions/checked_fields"),
     "split_shell_words": ("command", "functions/split_shell_words"),
+    "visible": ("text", "functions/visible"),
 }
 
 #: Relation name -> query name. Each is created when first needed, after what it uses
@@ -139,26 +140,27 @@ def batches(files: Sequence[str], limit: int) -> Iterator[list[str]]:
         yield batch
 
 
+def file_problem(path: str, what: str = "trace file") -> Skipped | None:
+    """Why `path` cannot be read as a file, if it cannot: missing, a directory, a link loop,
+    a device or pipe (reading one could block forever), no permission. One `stat`."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return Skipped(path, E_IO_001, f"{what} not found: {path}")
+    except OSError as exc:
+        return Skipped(path, E_IO_003, f"failed to read {path}: {exc.strerror}")
+    if stat.S_ISDIR(mode):
+        return Skipped(path, E_IO_003, f"failed to read {path}: is a directory")
+    if not stat.S_ISREG(mode):
+        return Skipped(path, E_IO_003, f"failed to read {path}: not a regular file")
+    if not os.access(path, os.R_OK):
+        return Skipped(path, E_IO_003, f"failed to read {path}: permission denied")
+    return None
+
+
 def check_files(paths: Iterable[str]) -> list[Skipped]:
-    """The trace files that cannot be read as files: missing, a directory, a link loop, a
-    device or pipe (reading one could block forever). One `stat` per file, no reading."""
-    problems = []
-    for path in paths:
-        try:
-            mode = os.stat(path).st_mode
-        except FileNotFoundError:
-            problems.append(Skipped(path, E_IO_001, f"trace file not found: {path}"))
-            continue
-        except OSError as exc:
-            problems.append(Skipped(path, E_IO_003, f"failed to read {path}: {exc.strerror}"))
-            continue
-        if stat.S_ISDIR(mode):
-            problems.append(Skipped(path, E_IO_003, f"failed to read {path}: is a directory"))
-        elif not stat.S_ISREG(mode):
-            problems.append(Skipped(path, E_IO_003, f"failed to read {path}: not a regular file"))
-        elif not os.access(path, os.R_OK):
-            problems.append(Skipped(path, E_IO_003, f"failed to read {path}: permission denied"))
-    return problems
+    """The trace files that cannot be read as files (`file_problem`), without reading any."""
+    return [problem for path in paths if (problem := file_problem(path)) is not None]
 
 
 def findings_view(policy: str) -> str:

@@ -8,9 +8,11 @@ a `matplotlib.figure.Figure` (not drawn on pyplot's global state).
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING, Any
 
 from . import queries
+from .errors import E_USAGE, MurTraceError
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -21,15 +23,32 @@ KINDS = ("timeline", "waste", "rate")
 _COLORS = {"read": "#1f77b4", "mutate": "#2ca02c", "unknown": "#7f7f7f", "redundant": "#d62728"}
 
 
+#: What `savefig` writes, by file name extension.
+IMAGE_FORMATS = ("png", "svg", "pdf")
+
+
+def check_output(path: str | os.PathLike[str]) -> None:
+    """An image path a plot can be written to: one of IMAGE_FORMATS, not a directory."""
+    if os.path.isdir(path):
+        raise MurTraceError(E_USAGE, f"{path} is a directory: name the image to write")
+    extension = os.path.splitext(os.fspath(path))[1].lstrip(".").lower()
+    if extension not in IMAGE_FORMATS:
+        raise MurTraceError(
+            E_USAGE,
+            f"cannot tell the image format of {path}: end it in "
+            + ", ".join(f".{f}" for f in IMAGE_FORMATS),
+        )
+
+
 def _figure(width: float, height: float) -> Figure:
     try:
         from matplotlib.figure import Figure
     except ImportError:  # pragma: no cover - depends on the environment
-        from .errors import MurTraceError
-
         raise MurTraceError(
             "E-CFG-003", "plots need matplotlib: pip install 'mur-trace[plot]'"
         ) from None
+    except ValueError as exc:  # matplotlib refuses its settings (MPLBACKEND=bogus)
+        raise MurTraceError("E-CFG-003", f"matplotlib cannot start: {exc}") from None
 
     class Plot(Figure):
         """A figure that shows itself in Jupyter, with or without `%matplotlib inline`."""

@@ -8,6 +8,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import shutil
 import stat
 import tempfile
@@ -20,6 +21,7 @@ from typing import Any, TextIO
 import duckdb
 
 from . import queries
+from .errors import visible
 
 RULE = "─"
 
@@ -160,7 +162,7 @@ def write_rows(rel: duckdb.DuckDBPyRelation, fmt: Format, out: TextIO) -> None:
 def redundant_line(turn: int, tool_name: str | None, resource: str | None, prior_turn: int) -> str:
     """One redundant call, in `mur trace show`'s format: the few of one session. The many of
     `redundant` and `loops` are rendered by queries/render/findings_text.sql, the same way."""
-    return f"  turn {turn}  {tool_name or '—'}  {resource or '—'}  (re-reads turn {prior_turn})"
+    return f"  turn {turn}  {shown(tool_name)}  {shown(resource)}  (re-reads turn {prior_turn})"
 
 
 def _plural(n: int, word: str) -> str:
@@ -248,11 +250,23 @@ def _opt_duration(ms: float | None) -> str:
     return "—" if ms is None else duration(ms)
 
 
+def shown(value: Any) -> str:
+    """A value from a trace as text prints it: `—` when missing, control characters escaped
+    (a trace cannot move the cursor, colour the terminal or forge a line of output)."""
+    return "—" if value is None else visible(str(value))
+
+
 def canonical_json(value: str | None) -> str:
-    """Compact JSON with keys in byte order, as `mur trace` prints inputs."""
+    """Compact JSON with keys in byte order, as `mur trace` prints inputs. A value nested
+    too deep for Python's parser is printed as DuckDB holds it (keys in their order)."""
     if value is None:
         return ""
-    return json.dumps(json.loads(value), separators=(",", ":"), sort_keys=True, ensure_ascii=False)
+    try:
+        parsed = json.loads(value)
+        text = json.dumps(parsed, separators=(",", ":"), sort_keys=True, ensure_ascii=False)
+    except RecursionError:
+        text = value
+    return visible(text)
 
 
 def _cut(text: str, limit: int) -> str:
@@ -265,28 +279,38 @@ def input_inline(value: str | None) -> str:
 
 
 def first_string(value: Any) -> str | None:
-    """The first string in a JSON value, depth first, object keys in byte order."""
-    if isinstance(value, str):
-        return value
-    if isinstance(value, dict):
-        children = [value[k] for k in sorted(value)]
-    elif isinstance(value, list):
-        children = value
-    else:
-        return None
-    for child in children:
-        found = first_string(child)
-        if found is not None:
-            return found
+    """The first string in a JSON value, depth first, object keys in byte order (without
+    recursion: a value may be nested thousands deep)."""
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, str):
+            return item
+        if isinstance(item, dict):
+            pending.extend(item[k] for k in sorted(item, reverse=True))
+        elif isinstance(item, list):
+            pending.extend(reversed(item))
     return None
+
+
+_FIRST_STRING = re.compile(r'"((?:[^"\\]|\\.)*)"')
+
+
+def _first_string_of(raw: str) -> str | None:
+    """`first_string` of a JSON text; too deep for Python's parser, its first string literal."""
+    try:
+        return first_string(json.loads(raw))
+    except RecursionError:
+        found = _FIRST_STRING.search(raw)
+        return json.loads(found.group()) if found else None
 
 
 def input_summary(inputs: list[str]) -> str:
     """`steps --verbose`: the first string of the first input that has one, cut at 60."""
     for raw in inputs:
-        found = first_string(json.loads(raw))
+        found = _first_string_of(raw)
         if found:
-            return f'"{_cut(found, STEPS_SUMMARY_LIMIT)}"'
+            return f'"{visible(_cut(found, STEPS_SUMMARY_LIMIT))}"'
     return ""
 
 
@@ -335,10 +359,11 @@ def show_text(data: dict[str, Any]) -> str:
     tokens = (m["total_input_tokens"] or 0) + (m["total_output_tokens"] or 0)
     out = [
         section("Session"),
-        f"session:    {m['session_id']}",
-        f"capsule:    {m['capsule_name']} v{m['capsule_version']}",
-        f"model:      {m['model']}",
-        f"status:     {m['exit_status']}",
+        f"session:    {shown(m['session_id'])}",
+        f"capsule:    {shown(m['capsule_name'])}"
+        + ("" if m["capsule_version"] is None else f" v{shown(m['capsule_version'])}"),
+        f"model:      {shown(m['model'])}",
+        f"status:     {shown(m['exit_status'])}",
         f"duration:   {duration(m['duration_ms'])}",
         "",
         section("Turns"),
@@ -360,13 +385,13 @@ def show_text(data: dict[str, Any]) -> str:
         for turn in data["tool_turns"]:
             if turn["calls"]:
                 parts = [
-                    f"{c['name']} {duration(c['duration_ms'])} {_icon(c['status'])}"
+                    f"{shown(c['name'])} {duration(c['duration_ms'])} {_icon(c['status'])}"
                     + input_inline(c["input"])
                     for c in turn["calls"]
                 ]
                 out.append(f"  turn {turn['turn']}  " + "  ".join(parts))
             else:
-                out.append(f"  turn {turn['turn']}  {turn['decision']}")
+                out.append(f"  turn {turn['turn']}  {shown(turn['decision'])}")
     out += ["", section("Redundant calls"), f"count:      {len(data['redundant_calls'])}"]
     out += [
         redundant_line(f["turn"], f["tool_name"], f["resource"], f["prior_turn"])
@@ -379,7 +404,7 @@ def show_text(data: dict[str, Any]) -> str:
         out += _calls_summary(m, "skill_calls", "skill")
         for turn in data["skill_turns"]:
             parts = [
-                f"{c['name']} {duration(c['duration_ms'])} {_icon(c['status'])}"
+                f"{shown(c['name'])} {duration(c['duration_ms'])} {_icon(c['status'])}"
                 for c in turn["calls"]
             ]
             out.append(f"  turn {turn['turn']}  " + "  ".join(parts))
@@ -402,7 +427,8 @@ def show_text(data: dict[str, Any]) -> str:
     if data["reopens"]:
         out += ["", section("Reopens")]
         out += [
-            f"reopen {r['reopen_number']}  by {r['hook_name']}  “{(r['reason'] or '')[:80]}”"
+            f"reopen {r['reopen_number']}  by {shown(r['hook_name'])}  "
+            f"“{visible((r['reason'] or '')[:80])}”"
             for r in data["reopens"]
         ]
     if len(data["tasks"]) > 1:
@@ -410,9 +436,9 @@ def show_text(data: dict[str, Any]) -> str:
         for i, t in enumerate(data["tasks"], start=1):
             reopens = f"  reopens: {t['reopen_count']}" if t["reopen_count"] else ""
             out.append(
-                f"task {i}  {t['task_id'][:12]}  turns: {t['turns']}  "
+                f"task {i}  {shown((t['task_id'] or '')[:12])}  turns: {t['turns']}  "
                 f"in: {thousands(t['input_tokens'])}  out: {thousands(t['output_tokens'])}  "
-                f"{t['exit_status']}  {duration(t['duration_ms'])}{reopens}"
+                f"{shown(t['exit_status'])}  {duration(t['duration_ms'])}{reopens}"
             )
     return "\n".join(out) + "\n"
 
@@ -429,12 +455,12 @@ def steps_text(data: dict[str, Any], verbose: bool) -> str:
     """`mur trace steps`: one row per inference turn, tool names padded to one width."""
     steps = data["steps"]
     n = len(steps)
-    out = [f"Session {data['session_id']}  ({n} turn{'' if n == 1 else 's'})", ""]
+    out = [f"Session {shown(data['session_id'])}  ({n} turn{'' if n == 1 else 's'})", ""]
     width = max([len(s["tool_name"] or "—") for s in steps] + [12])
     for s in steps:
-        tool = f"{s['tool_name'] or '—':<{width}}"
+        tool = f"{shown(s['tool_name']):<{width}}"
         took = "—" if s["duration_ms"] is None else duration(s["duration_ms"])
-        head = f"  {s['turn']:<3}{s['decision'] or '':<13}{tool}"
+        head = f"  {s['turn']:<3}{visible(s['decision'] or ''):<13}{tool}"
         if verbose and s["input_summary"]:
             out.append(f"{head}{took:<5}   {s['input_summary']}")
         else:
@@ -466,7 +492,7 @@ def _diff_value(row: dict[str, Any], side: str) -> str:
     value = row[side]
     kind, metric = row["kind"], row["metric"]
     if kind == "text":
-        return str(row[f"{side}_text"])
+        return shown(row[f"{side}_text"])
     if value is None:
         return "—"
     if kind == "ms":
@@ -567,7 +593,7 @@ def report_text(data: dict[str, Any]) -> str:
     for s in data["sessions"]:
         turns = s["total_turns"]
         out += [
-            f"Session {_short_id(s['session_id'])}  {duration(s['duration_ms'])}  "
+            f"Session {shown(_short_id(s['session_id'] or ''))}  {duration(s['duration_ms'])}  "
             f"{turns} turn{'' if turns == 1 else 's'}",
             "",
         ]
@@ -586,11 +612,11 @@ def report_text(data: dict[str, Any]) -> str:
             shell = "" if s["avg_shell_ms"] is None else f"  shell {duration(s['avg_shell_ms'])}"
             out.append(f"  {'Avg latency:':<14} tool {duration(s['avg_tool_ms'])}{shell}")
         out.append("")
-    out += [f"Sessions: {len(data['sessions'])}  ({data['source']})", ""]
+    out += [f"Sessions: {len(data['sessions'])}  ({shown(data['source'])})", ""]
     out += _stats_table(data["stats"])
     out += ["", "Exit status:"]
     out += [
-        f"  {e['exit_status']:<24} {e['sessions']}  ({e['percent']:.1f}%)"
+        f"  {shown(e['exit_status']):<24} {e['sessions']}  ({e['percent']:.1f}%)"
         for e in data["exit_status"]
     ]
     if data["task_stats"]:
@@ -611,7 +637,7 @@ def ingest_text(report: Any, db: Path) -> str:
 
 def check_text(failures: list[dict[str, Any]], sessions: int) -> str:
     """`check`: one line per session over a threshold, then the verdict."""
-    out = [f"FAIL  {f['session_id']}  {'; '.join(f['violations'])}" for f in failures]
+    out = [f"FAIL  {shown(f['session_id'])}  {'; '.join(f['violations'])}" for f in failures]
     if failures:
         out.append(f"{len(failures)} of {_plural(sessions, 'session')} over the thresholds")
     else:

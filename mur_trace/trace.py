@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from typing import Any
 
@@ -144,10 +145,20 @@ class Trace:
         """One row per session: the numbers of `show`, `diff` and `report`."""
         return self._relations.view("session_metrics")
 
+    def _loaded(self, trace_path: str) -> str:
+        """The loaded trace a path names, however spelled (`a/../S/trace.jsonl`, relative or
+        absolute, through a link): loading reads a file once, under its first spelling."""
+        known = [path for (path,) in self.con.table("traces").select("trace_path").fetchall()]
+        if trace_path in known:
+            return trace_path
+        real = os.path.realpath(trace_path)
+        return next((path for path in known if os.path.realpath(path) == real), trace_path)
+
     def _complete(self, trace_path: str | None) -> tuple[str, duckdb.DuckDBPyRelation]:
         """The trace asked for (default: the first loaded) and its metrics; it must be whole."""
         if trace_path is None:
             trace_path = self.con.table("traces").order("ordinal").fetchall()[0][0]
+        trace_path = self._loaded(trace_path)
         # asked of `sessions`, which is far lighter to plan than the metrics
         rows = (
             _where(self.sessions, "trace_path", trace_path)
@@ -190,8 +201,8 @@ class Trace:
 
     def diff(self, before: str, after: str) -> duckdb.DuckDBPyRelation:
         """The metric table of run A (`before`) against run B (`after`), by trace path."""
-        self._complete(before)
-        self._complete(after)
+        before, _ = self._complete(before)
+        after, _ = self._complete(after)
         return self.sql(queries.get("metrics/diff").sql, before=before, after=after)
 
     def report(self) -> Report:

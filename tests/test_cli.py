@@ -222,7 +222,7 @@ def test_one_bad_session_among_many_is_skipped_with_a_warning(
     result = run("redundant", "--workdir", str(workdir))
     assert result.exit_code == 0
     assert result.stderr.splitlines() == [
-        f"warning[E-TRC-001]: skipped {torn}:{torn_line}: not valid JSON"
+        f"warning[E-TRC-001]: {torn}:{torn_line}: not valid JSON (skipped)"
     ]
     assert result.stdout.splitlines()[-1] == "total:      18 redundant calls in 6 of 6 sessions"
 

@@ -213,7 +213,7 @@ def test_a_session_directory_without_a_trace(tmp_path: Path) -> None:
     workdir = tmp_path / "workdir"
     result = runner.invoke(app, ["redundant", "--workdir", str(workdir)])
     assert result.exit_code == 0
-    assert result.stderr == f"warning[E-IO-001]: skipped trace file not found: {empty}\n"
+    assert result.stderr == f"warning[E-IO-001]: trace file not found: {empty} (skipped)\n"
     assert "total:      1 redundant call in 1 of 1 session\n" in result.stdout
     one_error(
         runner.invoke(app, ["show", "--workdir", str(workdir)]),  # the newest session
@@ -230,8 +230,8 @@ def test_a_link_loop_in_the_workdir(tmp_path: Path) -> None:
     result = cli("redundant", "--workdir", str(workdir), timeout=60)
     assert result.returncode == 0
     assert result.stderr == (
-        f"warning[E-IO-003]: skipped failed to read {loop}/trace.jsonl: "
-        "Too many levels of symbolic links\n"
+        f"warning[E-IO-003]: failed to read {loop}/trace.jsonl: "
+        "Too many levels of symbolic links (skipped)\n"
     )
     assert "total:      1 redundant call in 1 of 1 session\n" in result.stdout
 

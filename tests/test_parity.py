@@ -556,8 +556,8 @@ def test_report_skips_unreadable_and_incomplete_sessions(workdir: Path) -> None:
     assert result.exit_code == 0
     assert result.stderr.splitlines() == [
         "note: skipped 2 incomplete session(s)",
-        f"warning[E-TRC-001]: skipped {empty}: trace file is empty",
-        f"warning[E-TRC-001]: skipped {torn}: no session_end event found",
+        f"warning[E-TRC-001]: {empty}: trace file is empty (skipped)",
+        f"warning[E-TRC-001]: {torn}: no session_end event found (skipped)",
     ]
     assert "Sessions: 2" in result.stdout
 

@@ -22,3 +22,6 @@ SELECT
     ) || [CASE WHEN starts_with(identity, '/') THEN '/' ELSE '.' END] AS ancestors
 FROM paths
 WHERE identity NOT IN ('.', '/')
+    -- a path longer than any a file system takes names no file: no directories (their list
+    -- would grow with the square of its length)
+    AND strlen(identity) <= 4096

@@ -82,17 +82,20 @@ SELECT
     line,
     output_bytes,
     duration_ms,
-    CASE
-        WHEN turn_tokens IS NOT NULL AND turn_bytes > 0
-            THEN round(turn_tokens * coalesce(output_bytes, 0) / turn_bytes)::BIGINT
-        ELSE ceil(coalesce(output_bytes, 0) / 4)::BIGINT
-    END AS est_tokens,
-    CASE WHEN turn_tokens IS NOT NULL AND turn_bytes > 0 THEN 'trace' ELSE 'estimate' END
-        AS token_source,
+    est_tokens,
+    token_source,
     context_turns,
-    context_turns * CASE
-        WHEN turn_tokens IS NOT NULL AND turn_bytes > 0
-            THEN round(turn_tokens * coalesce(output_bytes, 0) / turn_bytes)::BIGINT
-        ELSE ceil(coalesce(output_bytes, 0) / 4)::BIGINT
-    END AS context_tokens
-FROM shared
+    -- saturating: counts are below 2^53 (the loader checks), their products need not be
+    least(context_turns::HUGEINT * est_tokens, 9223372036854775807)::BIGINT AS context_tokens
+FROM (
+    SELECT
+        *,
+        CASE
+            WHEN turn_tokens IS NOT NULL AND turn_bytes > 0
+                THEN round(turn_tokens::DOUBLE * coalesce(output_bytes, 0) / turn_bytes)::BIGINT
+            ELSE ceil(coalesce(output_bytes, 0) / 4)::BIGINT
+        END AS est_tokens,
+        CASE WHEN turn_tokens IS NOT NULL AND turn_bytes > 0 THEN 'trace' ELSE 'estimate' END
+            AS token_source
+    FROM shared
+)

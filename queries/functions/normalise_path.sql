@@ -6,6 +6,9 @@
 -- @column result VARCHAR  The normalised path.
 CASE
     WHEN path IS NULL THEN NULL
+    -- longer than any path a file system takes (4,096 bytes), it names no file: kept as it
+    -- is (resolving it would cost the square of its length)
+    WHEN strlen(path) > 4096 THEN path
     WHEN NOT (
         path = '' OR ends_with(path, '/') OR contains(path, '//')
         OR contains('/' || path || '/', '/./') OR contains('/' || path || '/', '/../')

@@ -99,7 +99,7 @@ detailed AS (
 checked AS (
     -- The JSON reader converts leniently ("3" -> 3, 3.5 -> 4, 7 -> '7'). A cheap scan finds
     -- the lines where an integer field's value does not start with a digit, goes on with a
-    -- fraction or exponent, or has 19 digits or more (beyond BIGINT, maybe), or where a
+    -- fraction or exponent, or has 16 digits or more (beyond 2^53, maybe), or where a
     -- string field's value is neither a string nor null; only those lines have the fields
     -- of queries/functions/checked_fields.sql extracted as JSON, to name the first one of
     -- the wrong type.
@@ -107,7 +107,7 @@ checked AS (
         *,
         CASE WHEN ev IS NOT NULL AND regexp_matches(
             raw,
-            '"(?:timestamp|turn|input_tokens|output_tokens|input_bytes|output_bytes|duration_ms|exit_code|stdout_bytes|stderr_bytes|max_turns|tokens_before|tokens_after|total_turns|total_input_tokens|total_output_tokens|total_tool_calls|total_shell_calls|turns|tool_calls|shell_calls|reopen_count|reopen_number)"\s*:\s*(?:[^0-9\s]|[0-9]+[.eE]|[0-9]{19})|"(?:event_type|session_id|event_id|parent_id|task_id|decision|tool_name|origin|status|skill_name|binary|command|capsule_name|capsule_version|model|exit_status|context_id|source|hook_name|reason)"\s*:\s*(?:[^"\sn]|n[^u])'
+            '"(?:timestamp|turn|input_tokens|output_tokens|input_bytes|output_bytes|duration_ms|exit_code|stdout_bytes|stderr_bytes|max_turns|tokens_before|tokens_after|total_turns|total_input_tokens|total_output_tokens|total_tool_calls|total_shell_calls|turns|tool_calls|shell_calls|reopen_count|reopen_number)"\s*:\s*(?:[^0-9\s]|[0-9]+[.eE]|[0-9]{16})|"(?:event_type|session_id|event_id|parent_id|task_id|decision|tool_name|origin|status|skill_name|binary|command|capsule_name|capsule_version|model|exit_status|context_id|source|hook_name|reason)"\s*:\s*(?:[^"\sn]|n[^u])'
         ) THEN list_position(
             list_transform(
                 json_extract(raw, checked_fields()),
@@ -132,17 +132,23 @@ SELECT
     trace_path,
     line,
     CASE
+        WHEN ev IS NULL AND line = 1 AND starts_with(raw, chr(65279))
+            THEN 'not valid JSON: the file starts with a byte order mark (U+FEFF)'
+        -- `null`, `3`, `"x"`: JSON, but no event
+        WHEN ev IS NULL AND json_valid(raw) THEN 'not an event object (no "event_type")'
         WHEN ev IS NULL THEN 'not valid JSON'
         WHEN ev.event_type IS NULL THEN 'not an event object (no "event_type")'
         WHEN bad_field IS NOT NULL THEN '"' || bad_field || '" is not '
             || CASE
                 WHEN bad_index <= 20 THEN 'a string'
                 WHEN bad_field = 'exit_code' THEN 'an integer'
+                WHEN TRY_CAST(json_extract(raw, '$.' || bad_field) AS BIGINT)
+                    > 9007199254740991 THEN 'a count below 2^53'
                 ELSE 'a non-negative integer'
             END
             || ': ' || left(json_extract(raw, '$.' || bad_field)::VARCHAR, 40)
     END AS problem,
-    ev IS NULL AND final_piece AS torn,
+    ev IS NULL AND final_piece AND NOT json_valid(raw) AS torn,
     ev.session_id,
     ev.event_type,
     ev.turn,

@@ -62,9 +62,9 @@ redundant AS (
     SELECT
         trace_path,
         count(*) AS redundant_calls,
-        sum(output_bytes)::BIGINT AS redundant_bytes,
-        sum(waste_tokens)::BIGINT AS redundant_tokens,
-        sum(waste_context_tokens)::BIGINT AS redundant_context_tokens
+        least(sum(output_bytes), 9223372036854775807)::BIGINT AS redundant_bytes,
+        least(sum(waste_tokens), 9223372036854775807)::BIGINT AS redundant_tokens,
+        least(sum(waste_context_tokens), 9223372036854775807)::BIGINT AS redundant_context_tokens
     FROM redundant_calls
     GROUP BY trace_path
 )

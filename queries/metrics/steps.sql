@@ -6,7 +6,7 @@
 -- are matched by turn number across the whole trace.
 -- @column trace_path  VARCHAR  Trace file.
 -- @column line        BIGINT   Line of the inference.
--- @column turn        BIGINT   Turn, as written.
+-- @column turn        BIGINT   Turn, as written (a missing turn counts as 0).
 -- @column decision    VARCHAR  `tool_call`, `end_turn` or `text`.
 -- @column tool_name   VARCHAR  Tool the model chose; NULL when none.
 -- @column duration_ms BIGINT   Duration of the turn's first tool or skill call; NULL when none.
@@ -26,11 +26,11 @@ WITH per_turn AS (
 SELECT
     i.trace_path,
     i.line,
-    i.turn,
+    coalesce(i.turn, 0) AS turn,
     i.decision,
     i.tool_name,
     p.duration_ms,
     coalesce(p.inputs, []) AS inputs
 FROM events AS i
-LEFT JOIN per_turn AS p ON p.trace_path = i.trace_path AND p.turn = i.turn
+LEFT JOIN per_turn AS p ON p.trace_path = i.trace_path AND p.turn = coalesce(i.turn, 0)
 WHERE i.event_type = 'inference'

@@ -7,7 +7,7 @@
 SELECT
     count(*) AS sessions,
     count(*) FILTER (WHERE complete) AS complete,
-    coalesce(sum(tool_ok + tool_error), 0)::BIGINT AS tool_calls,
-    coalesce(sum(redundant_calls), 0)::BIGINT AS redundant,
-    coalesce(sum(redundant_context_tokens), 0)::BIGINT AS resent_tokens
+    least(coalesce(sum(tool_ok + tool_error), 0), 9223372036854775807)::BIGINT AS tool_calls,
+    least(coalesce(sum(redundant_calls), 0), 9223372036854775807)::BIGINT AS redundant,
+    least(coalesce(sum(redundant_context_tokens), 0), 9223372036854775807)::BIGINT AS resent_tokens
 FROM session_metrics

@@ -9,9 +9,9 @@ SELECT
     'tool' AS dimension,
     tool_name AS name,
     count(*) AS calls,
-    sum(output_bytes)::BIGINT AS output_bytes,
-    sum(waste_tokens)::BIGINT AS tokens,
-    sum(waste_context_tokens)::BIGINT AS context_tokens
+    least(sum(output_bytes), 9223372036854775807)::BIGINT AS output_bytes,
+    least(sum(waste_tokens), 9223372036854775807)::BIGINT AS tokens,
+    least(sum(waste_context_tokens), 9223372036854775807)::BIGINT AS context_tokens
 FROM redundant_calls
 GROUP BY tool_name
 UNION ALL
@@ -19,8 +19,8 @@ SELECT
     'resource',
     resource,
     count(*),
-    sum(output_bytes)::BIGINT,
-    sum(waste_tokens)::BIGINT,
-    sum(waste_context_tokens)::BIGINT
+    least(sum(output_bytes), 9223372036854775807)::BIGINT,
+    least(sum(waste_tokens), 9223372036854775807)::BIGINT,
+    least(sum(waste_context_tokens), 9223372036854775807)::BIGINT
 FROM redundant_calls
 GROUP BY resource

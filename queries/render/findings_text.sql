@@ -4,7 +4,8 @@
 -- with `rule` (NULL when the schema has none) and `verb` (`re-reads`, `repeats`) added.
 -- A block is the session id and trace path, the number of findings, then one line per
 -- finding in line order: `  turn T  TOOL  RESOURCE  (VERB turn P)`, with `  [RULE]` when
--- there is a rule; a missing value shows as `—`; a blank line ends the block. Blocks come
+-- there is a rule; a missing value shows as `—`, control characters escaped
+-- (functions/visible.sql); a blank line ends the block. Blocks come
 -- in trace path order (`show` writes its few lines alike: render.redundant_line).
 -- Rendering is here, not in a Python loop: a fleet has hundreds of
 -- thousands of findings. The caller writes the total under the blocks from their sums.
@@ -17,12 +18,12 @@
 -- @column context_tokens HUGEINT  Tokens re-sent because of them (NULL without waste columns).
 SELECT
     trace_path,
-    arg_min(session_id, line) || '  ' || trace_path || chr(10)
+    visible(arg_min(session_id, line)) || '  ' || visible(trace_path) || chr(10)
         || 'count:      ' || count(*) || chr(10)
         || string_agg(
             '  turn ' || coalesce(turn::VARCHAR, '—')
-                || '  ' || coalesce(tool_name, '—')
-                || '  ' || coalesce(nullif(resource, ''), '—')
+                || '  ' || visible(tool_name)
+                || '  ' || visible(nullif(resource, ''))
                 || '  (' || verb || ' turn ' || coalesce(prior_turn::VARCHAR, '—') || ')'
                 || coalesce('  [' || rule || ']', ''),
             chr(10) ORDER BY line
