@@ -1,6 +1,7 @@
 -- rule shell_inference: what a shell command did to files, read from its text.
 --
--- Each `shell` event's command line (its `binary` and `command`; `bash -c '…'` unwrapped) is
+-- Each `shell` event's command line (its `binary` and `command`; `bash -c '…'` unwrapped, and
+-- the `command` of a shell interpreter binary taken as its script) is
 -- split into simple commands at `&&`, `||`, `;`, `|` and newlines. Then:
 -- output redirection (`> f`, `>> f`) changes `f`; `< f` reads it;
 -- `cat`/`bat`/`less` read their files whole; `head`, `tail`, `grep`, `rg`, `sed -n`, `awk`
@@ -30,6 +31,10 @@ WITH shell AS (
         e.call_line,
         CASE
             WHEN coalesce(e."binary", '') = '' THEN coalesce(e.command, '')
+            -- a shell interpreter runs `command` as a script (`bash -c command`, SPEC
+            -- section 2); a command written with its options (`-c '…'`) is unwrapped below
+            WHEN regexp_extract(e."binary", '[^/]+$') IN ('bash', 'sh', 'zsh', 'fish', 'dash', 'ksh')
+                AND NOT regexp_matches(e.command, '^\s*-') THEN e.command
             WHEN regexp_extract(e.command, '^\s*(\S+)', 1)
                 IN (e."binary", regexp_extract(e."binary", '[^/]+$')) THEN e.command
             ELSE regexp_extract(e."binary", '[^/]+$') || ' ' || coalesce(e.command, '')
