@@ -42,7 +42,8 @@ from .load import (
 from .sessions import discover
 
 #: Version of the catalog's tables. A catalog of an older version must be rebuilt.
-SCHEMA_VERSION = 2  # 2: traces.warning (torn last lines)
+SCHEMA_VERSION = 3  # 2: traces.warning (torn last lines); 3: traces.format, events.cwd and
+#: result_whole, call_id in the stored tool calls and findings (other agents' logs)
 LOCK_WAIT = 30.0
 
 #: What a catalog serves in place of computing it (see load.Relations).

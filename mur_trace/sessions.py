@@ -7,6 +7,7 @@ import time
 from collections.abc import Iterable
 from pathlib import Path
 
+from . import formats
 from .errors import E_IO_001, E_IO_003, E_TRC_002, MurTraceError
 
 TRACE_FILE = "trace.jsonl"
@@ -52,7 +53,8 @@ def workdir_traces(workdir: Path) -> list[str]:
 def discover(
     paths: Iterable[str | os.PathLike[str]] | None, workdir: Path | None = None
 ) -> list[str]:
-    """Trace files named by `paths` (files, session directories, workdirs, in any mix).
+    """Trace files named by `paths` (files, session directories, workdirs, in any mix;
+    other agents' session files and directories: `formats.agent_sessions`).
 
     With no paths, every session of `workdir` (default `./workdir`). A path that does not
     exist is kept: loading skips it with E-IO-001 (an error when nothing else can be read);
@@ -65,11 +67,12 @@ def discover(
     for raw in paths:
         path = Path(raw)
         if path.is_file():
-            found.append(str(path))
+            found.extend(formats.with_subagents(path))
         elif path.is_dir():
             trace = path / TRACE_FILE
             session = path.name.startswith("ses_") or os.path.lexists(trace)
-            found.extend([str(trace)] if session else workdir_traces(path))
+            agent = None if session or session_dirs(path) else formats.agent_sessions(path)
+            found.extend([str(trace)] if session else agent or workdir_traces(path))
         else:  # missing, or a link loop: loading names it (and fails when nothing else is left)
             found.append(str(path))
     seen: set[str] = set()

@@ -18,6 +18,7 @@ WITH requests AS (
     SELECT
         trace_path,
         line,
+        result_whole,
         CASE WHEN json_type(input) = 'OBJECT' THEN
             map_from_entries(list_filter(
                 map_entries(json_transform(input, '"MAP(VARCHAR, JSON)"')),
@@ -34,7 +35,10 @@ SELECT
         THEN coalesce(to_json(rest)::VARCHAR, '{}')
     END AS request,
     NOT (SELECT enabled FROM context_rules WHERE name = 'same_request')
-        OR rest IS NULL
-        OR list_bool_and(list_transform(map_keys(rest), lambda k: k IN ('operation', 'op', 'action')))
-        OR cardinality(rest) = 0 AS whole
+        OR coalesce(
+            result_whole,
+            rest IS NULL
+            OR list_bool_and(list_transform(map_keys(rest), lambda k: k IN ('operation', 'op', 'action')))
+            OR cardinality(rest) = 0
+        ) AS whole
 FROM requests

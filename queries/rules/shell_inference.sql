@@ -13,6 +13,8 @@
 -- `pytest`, …) change nothing; anything else (`make`, scripts, `git checkout main`,
 -- `cargo fmt`, a formatter with no path) may change anything: `mutate_all`.
 -- A guess never creates a finding it could be wrong about: an unknown command invalidates.
+-- Relative paths are taken in the directory of the last `cd` of the script before them,
+-- else in the event's working directory (`cwd`, in other agents' logs), else as written.
 -- The effects are placed at the shell event's line and reported at the tool call that ran it.
 -- @column trace_path VARCHAR  Trace file.
 -- @column line       BIGINT   Line of the shell event.
@@ -29,6 +31,7 @@ WITH shell AS (
         e.line,
         e.exit_code,
         e.call_line,
+        e.cwd,
         CASE
             WHEN coalesce(e."binary", '') = '' THEN coalesce(e.command, '')
             -- a shell interpreter runs `command` as a script (`bash -c command`, SPEC
@@ -43,7 +46,9 @@ WITH shell AS (
         SELECT
             *,
             max(CASE WHEN event_type = 'tool_call' THEN line END) OVER (
-                PARTITION BY trace_path ORDER BY line ROWS UNBOUNDED PRECEDING
+                -- RANGE: a call and the shell event it ran may share a line (other
+                -- agents' logs put both at the line of the call)
+                PARTITION BY trace_path ORDER BY line RANGE UNBOUNDED PRECEDING
             ) AS call_line
         FROM events
         WHERE event_type IN ('tool_call', 'shell')
@@ -65,7 +70,7 @@ scripts AS (
 ),
 segments AS (
     SELECT
-        s.trace_path, s.line, s.call_line, s.exit_code, g.segment, g.seq
+        s.trace_path, s.line, s.call_line, s.cwd, s.exit_code, g.segment, g.seq
     FROM scripts AS s,
         unnest(regexp_split_to_array(s.script, '\s*(?:&&|\|\||;|\||\n)\s*'))
             WITH ORDINALITY AS g(segment, seq)
@@ -181,8 +186,32 @@ classified AS (
                 'history', 'jobs', 'clear') THEN 'none'
             WHEN program = 'env' THEN 'none'
             ELSE 'mutate_all'
-        END AS class
+        END AS class,
+        -- the directory relative paths are in: the last `cd` before this command in the
+        -- same script, else the event's working directory (when the log records one)
+        last_value(CASE WHEN program IN ('cd', 'pushd') THEN coalesce(operands[1], '~') END
+            IGNORE NULLS) OVER (
+            PARTITION BY trace_path, line ORDER BY seq
+            ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING
+        ) AS moved_to
     FROM words
+),
+located AS (
+    SELECT
+        * REPLACE (
+            -- a `cd` whose target cannot be known here (`~`, `-`, a variable) puts the
+            -- paths after it anywhere: anything may have changed
+            CASE WHEN program IN ('cd', 'pushd')
+                AND regexp_matches(coalesce(operands[1], '~'), '^[~-]|[$`*]')
+                THEN 'mutate_all' ELSE class END AS class
+        ),
+        CASE
+            WHEN moved_to IS NULL THEN cwd
+            WHEN starts_with(moved_to, '/') THEN moved_to
+            WHEN cwd IS NOT NULL THEN cwd || '/' || moved_to
+            ELSE moved_to
+        END AS base
+    FROM classified
 ),
 effects AS (
     SELECT
@@ -191,6 +220,7 @@ effects AS (
         c.call_line,
         c.exit_code,
         c.seq,
+        c.base,
         list_concat(
             list_transform(c.fed, lambda p: {kind: 'read', path: p, whole: true}),
             CASE c.class
@@ -229,7 +259,7 @@ effects AS (
             list_transform(c.written, lambda p: {kind: 'mutate', path: p, whole: NULL})
         ) AS found,
         trim(c.segment) AS request
-    FROM classified AS c
+    FROM located AS c
 )
 SELECT
     e.trace_path,
@@ -238,14 +268,17 @@ SELECT
     e.call_line,
     f.effect.kind AS kind,
     CASE WHEN f.effect.kind <> 'mutate_all' THEN normalise_path(
-        CASE
-            WHEN len(f.effect.path) >= 2 AND (starts_with(f.effect.path, '''')
-                OR starts_with(f.effect.path, '"')) THEN f.effect.path[2:len(f.effect.path) - 1]
-            ELSE f.effect.path
+        CASE WHEN e.base IS NOT NULL AND NOT starts_with(u.path, '/') THEN e.base || '/' || u.path
+            ELSE u.path
         END
     ) END AS identity,
     coalesce(f.effect.whole, false) AS whole,
     CASE WHEN f.effect.kind = 'read' AND NOT f.effect.whole THEN e.request END AS request,
     coalesce(e.exit_code, 0) = 0
         OR NOT (SELECT enabled FROM context_rules WHERE name = 'failed_calls') AS observed
-FROM effects AS e, unnest(e.found) WITH ORDINALITY AS f(effect, n)
+FROM effects AS e, unnest(e.found) WITH ORDINALITY AS f(effect, n),
+    LATERAL (SELECT CASE
+        WHEN len(f.effect.path) >= 2 AND (starts_with(f.effect.path, '''')
+            OR starts_with(f.effect.path, '"')) THEN f.effect.path[2:len(f.effect.path) - 1]
+        ELSE f.effect.path
+    END AS path) AS u
