@@ -9,8 +9,8 @@
 -- `sed -i`, `perl -i`, `rm`, `mv`, `cp`/`ln` (the target), `touch`, `mkdir`, `tee`, `chmod`,
 -- formatters (`black`, `ruff format`, `prettier`, `gofmt`, `rustfmt`, …) and
 -- `git checkout -- f` / `git restore f` / `git rm` / `git mv` change their files;
--- well-known read-only programs (`ls`, `echo`, `git status|log|diff|show`, `cargo test`,
--- `pytest`, …) change nothing; anything else (`make`, scripts, `git checkout main`,
+-- well-known read-only programs (`ls`, `echo`, `jq`, `git status|log|diff|show`, `cargo test`,
+-- `mix compile|test`, `pytest`, …) change nothing; anything else (`make`, scripts, `git checkout main`,
 -- `cargo fmt`, a formatter with no path) may change anything: `mutate_all`.
 -- A guess never creates a finding it could be wrong about: an unknown command invalidates.
 -- Relative paths are taken in the directory of the last `cd` of the script before them,
@@ -108,12 +108,13 @@ parsed AS (
     FROM segments
 ),
 commands AS (
-    -- Skip `VAR=value` assignments and wrappers (`sudo`, `env`, `time`, ...).
+    -- Skip `VAR=value` assignments and wrappers (`sudo`, `env`, `time`, `xargs`, ...): what
+    -- `xargs cat` does is what `cat` does to the files it is given.
     SELECT
         *,
         all_tokens[coalesce(list_position(list_transform(all_tokens, lambda t: NOT (
             regexp_full_match(t, '[A-Za-z_][A-Za-z0-9_]*=.*')
-            OR t IN ('sudo', 'env', 'time', 'nohup', 'command', 'exec', 'nice')
+            OR t IN ('sudo', 'env', 'time', 'nohup', 'command', 'exec', 'nice', 'xargs')
         )), true), len(all_tokens) + 1):] AS tokens
     FROM parsed
 ),
@@ -170,6 +171,9 @@ classified AS (
             WHEN program = 'go' AND subcommand IN ('test', 'vet', 'build', 'list', 'version', 'env')
                 THEN 'none'
             WHEN program IN ('npm', 'yarn', 'pnpm') AND subcommand = 'test' THEN 'none'
+            WHEN program = 'mix' AND subcommand IN ('compile', 'test', 'credo', 'dialyzer',
+                'xref', 'help', 'deps.tree') THEN 'none'
+            WHEN program = 'mix' AND subcommand = 'format' THEN 'format_sub'
             WHEN program = 'git' AND subcommand IN ('status', 'log', 'diff', 'show', 'blame',
                 'branch', 'ls-files', 'rev-parse', 'describe', 'remote', 'fetch', 'shortlog',
                 'reflog', 'grep', 'add', 'commit', 'config', 'tag') THEN 'none'
@@ -182,7 +186,7 @@ classified AS (
                 'false', 'test', '[', 'sleep', 'uname', 'id', 'hostname', 'ps', 'df', 'du',
                 'free', 'wc', 'sort', 'uniq', 'diff', 'cmp', 'tree', 'stat', 'file', 'md5sum',
                 'sha1sum', 'sha256sum', 'basename', 'dirname', 'realpath', 'readlink', 'cut',
-                'tr', 'pytest', 'mypy', 'tsc', 'jest', 'cd', 'export', 'type', 'whereis',
+                'tr', 'jq', 'pytest', 'mypy', 'tsc', 'jest', 'cd', 'export', 'type', 'whereis',
                 'history', 'jobs', 'clear') THEN 'none'
             WHEN program = 'env' THEN 'none'
             ELSE 'mutate_all'

@@ -1,0 +1,71 @@
+"""Real sessions of other agents (tests/fixtures/real/, see its README): the context policy
+against verdicts written by reading each session call by call.
+
+Each `<session>.expected.csv` lists the session's reads (`call_id`, `verdict`, `why`):
+`redundant` when the model already held what the call returned, `needed` otherwise. A call
+the detector judges otherwise is marked xfail (strict) with the reason it cannot know.
+"""
+
+from __future__ import annotations
+
+import csv
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+import mur_trace
+
+REAL = Path(__file__).resolve().parent / "fixtures" / "real"
+
+#: (session file stem, call id) -> why the detector cannot reach the verdict.
+KNOWN_MISSES = {
+    ("chiphuyen_sniffly__d3ad4cdc-5657-435d-98fa-0035d53e383d", "toolu_01PPi8P36KtodznSYQTPgEAR"): (
+        "`python model_comparison.py` and `pip install` ran between the two reads: a script "
+        "may write any file, so shell inference assumes everything may have changed"
+    ),
+}
+
+
+def _sessions() -> list[Path]:
+    return sorted(REAL.rglob("*.expected.csv"))
+
+
+def _session_file(expected: Path) -> Path:
+    stem = expected.name.removesuffix(".expected.csv")
+    return next(p for p in expected.parent.iterdir() if p.is_file() and p.stem == stem)
+
+
+@cache
+def _flagged(expected: Path) -> frozenset[str]:
+    trace = mur_trace.load([_session_file(expected)], policy="context")
+    rows = trace.redundant_calls().select("call_id").fetchall()
+    return frozenset(call_id for (call_id,) in rows)
+
+
+def _cases() -> list:
+    cases = []
+    for expected in _sessions():
+        with open(expected, newline="", encoding="utf-8") as f:
+            for row in csv.DictReader(f):
+                key = (expected.name.removesuffix(".expected.csv"), row["call_id"])
+                marks = (
+                    [pytest.mark.xfail(strict=True, reason=KNOWN_MISSES[key])]
+                    if key in KNOWN_MISSES
+                    else []
+                )
+                cases.append(pytest.param(expected, row, id=f"{key[0][:30]}:{key[1]}", marks=marks))
+    return cases
+
+
+@pytest.mark.parametrize(("expected", "row"), _cases())
+def test_each_read_gets_its_verdict(expected: Path, row: dict[str, str]) -> None:
+    flagged = row["call_id"] in _flagged(expected)
+    assert flagged == (row["verdict"] == "redundant"), row["why"]
+
+
+@pytest.mark.parametrize("expected", _sessions(), ids=lambda p: p.name[:40])
+def test_nothing_else_is_flagged(expected: Path) -> None:
+    with open(expected, newline="", encoding="utf-8") as f:
+        listed = {row["call_id"] for row in csv.DictReader(f)}
+    assert _flagged(expected) <= listed
