@@ -2,7 +2,8 @@
 --
 -- Tool calls with an identity (after the rules declared_effects, path_normalisation,
 -- failed_calls and same_request), the files a change to a declared resource changes
--- (declared_in_file), the effects inferred from shell commands (shell_inference), and the
+-- (declared_in_file), the files a call changed by the log's own account (`changed_paths`),
+-- the effects inferred from shell commands (shell_inference), and the
 -- context resets (context_reset). `ord` orders them: a shell
 -- event's effects come after the call that ran it, in command order. `line` is where a
 -- finding is reported: the tool call (for shell effects, the call that ran the command).
@@ -68,6 +69,27 @@ SELECT
     'shell'
 FROM rule_shell_inference
 WHERE call_line IS NOT NULL OR kind <> 'read'
+UNION ALL
+-- files a call changed besides its resource, where the log names them (a Codex patch's
+-- headers), taken in the call's working directory
+SELECT
+    c.trace_path,
+    c.line * 1000 + u.n,
+    c.line,
+    'mutate',
+    normalise_path(
+        CASE WHEN c.cwd IS NOT NULL AND NOT starts_with(u.path, '/') THEN c.cwd || '/' || u.path
+            ELSE u.path
+        END
+    ),
+    true,
+    false,
+    false,
+    NULL,
+    'tool_call',
+    'trace'
+FROM tool_calls AS c, unnest(c.changed_paths) WITH ORDINALITY AS u(path, n)
+WHERE c.changed_paths IS NOT NULL
 UNION ALL
 SELECT trace_path, line * 1000, line, 'reset', NULL, false, false, false, NULL, reason, NULL
 FROM rule_context_reset

@@ -26,6 +26,7 @@
 --                                  `tool_use` id (Claude Code), `call_id` (Codex), action id (OpenHands).
 -- @column cwd             VARCHAR  Working directory of the call, where the format records it.
 -- @column result_whole    BOOLEAN  The call returned its whole resource, where the format says (else NULL).
+-- @column changed_paths   VARCHAR[] Files the call changed besides its resource, where the format says (a Codex patch).
 WITH candidates AS (
     SELECT
         *,
@@ -101,5 +102,6 @@ SELECT
     task_id,
     event_id AS call_id,
     cwd,
-    result_whole
+    result_whole,
+    changed_paths
 FROM calls

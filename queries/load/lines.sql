@@ -30,6 +30,7 @@
 -- @column resource_id  VARCHAR  A tool call's declared resource, when a string.
 -- @column cwd          VARCHAR  Working directory of a command (NULL here: other formats' readers set it).
 -- @column result_whole BOOLEAN  The call returned its whole resource (NULL here: the query rules decide).
+-- @column changed_paths VARCHAR[] Files a call changed besides its resource (NULL here; a Codex patch).
 WITH files AS (
     SELECT
         filename AS trace_path,
@@ -196,7 +197,8 @@ SELECT
     rare.reason,
     rare.reopen_number,
     NULL::VARCHAR AS cwd,
-    NULL::BOOLEAN AS result_whole
+    NULL::BOOLEAN AS result_whole,
+    NULL::VARCHAR[] AS changed_paths
 FROM named
 UNION ALL BY NAME
 SELECT trace_path, 0 AS line, 'not valid UTF-8 text' AS problem

@@ -2,10 +2,12 @@
 --
 -- Each `shell` event's command line (its `binary` and `command`; `bash -c '…'` unwrapped, and
 -- the `command` of a shell interpreter binary taken as its script) is
--- split into simple commands at `&&`, `||`, `;`, `|` and newlines. Then:
+-- split into simple commands at `&&`, `||`, `;`, `|` and newlines outside quotes. Then:
 -- output redirection (`> f`, `>> f`) changes `f`; `< f` reads it;
 -- `cat`/`bat`/`less` read their files whole; `head`, `tail`, `grep`, `rg`, `sed -n`, `awk`
--- read part of them (the request is the command itself);
+-- read part of them (the request is the command itself); a read whose output goes into
+-- another command (`nl -ba f | sed -n '1,80p'`, `cat f | grep x`) read only what that
+-- command let through: a part, whose request is the whole pipeline;
 -- `sed -i`, `perl -i`, `rm`, `mv`, `cp`/`ln` (the target), `touch`, `mkdir`, `tee`, `chmod`,
 -- formatters (`black`, `ruff format`, `prettier`, `gofmt`, `rustfmt`, …) and
 -- `git checkout -- f` / `git restore f` / `git rm` / `git mv` change their files;
@@ -68,13 +70,48 @@ scripts AS (
         ) AS script
     FROM shell
 ),
-segments AS (
+pieces AS (
+    -- the script cut into quoted strings, escapes, operators and the text between, so that
+    -- a `|` or `;` inside quotes (`rg "a|b" f`) separates nothing
     SELECT
-        s.trace_path, s.line, s.call_line, s.cwd, s.exit_code, g.segment, g.seq
+        s.trace_path, s.line, s.call_line, s.cwd, s.exit_code, p.piece, p.k,
+        p.piece IN ('&&', '||', ';', chr(10)) AS ends_pipeline,
+        p.piece IN ('&&', '||', ';', chr(10), '|') AS ends_segment
     FROM scripts AS s,
-        unnest(regexp_split_to_array(s.script, '\s*(?:&&|\|\||;|\||\n)\s*'))
-            WITH ORDINALITY AS g(segment, seq)
-    WHERE trim(g.segment) <> ''
+        unnest(regexp_extract_all(
+            s.script,
+            '''[^'']*''|"(?:[^"\\]|\\.)*"|\\.|&&|\|\||[;|\n]|[^''"\\;|&\n]+|.',
+            0
+        )) WITH ORDINALITY AS p(piece, k)
+),
+numbered AS (
+    SELECT
+        *,
+        sum(ends_pipeline::INTEGER) OVER w AS pipeline_no,
+        sum(ends_segment::INTEGER) OVER w AS seq
+    FROM pieces
+    WINDOW w AS (PARTITION BY trace_path, line ORDER BY k ROWS UNBOUNDED PRECEDING)
+),
+simple AS (
+    SELECT
+        trace_path, line, call_line, cwd, exit_code, pipeline_no, seq,
+        trim(string_agg(piece, '' ORDER BY k) FILTER (WHERE NOT ends_segment)) AS segment
+    FROM numbered
+    GROUP BY ALL
+),
+segments AS (
+    -- each simple command, the pipeline it is part of, and whether its output goes into
+    -- another command (then what the model saw is what that one let through)
+    SELECT
+        *,
+        string_agg(segment, ' | ') OVER pipeline AS pipeline,
+        seq < max(seq) OVER pipeline AS piped
+    FROM simple
+    WHERE coalesce(segment, '') <> ''
+    WINDOW pipeline AS (
+        PARTITION BY trace_path, line, pipeline_no ORDER BY seq
+        ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING
+    )
 ),
 parsed AS (
     SELECT
@@ -96,13 +133,14 @@ parsed AS (
                     ' ',
                     'g'
                 ),
-                '''[^'']*''|"[^"]*"|\S+'
+                '''[^'']*''|"[^"]*"|(?:\\.|[^\s\\])+'
             ),
             lambda t: CASE
                 WHEN len(t) >= 2 AND ((starts_with(t, '''') AND ends_with(t, ''''))
                     OR (starts_with(t, '"') AND ends_with(t, '"')))
                     THEN t[2:len(t) - 1]
-                ELSE t
+                -- `a\ b.txt` is one file
+                ELSE regexp_replace(t, '\\(.)', '\1', 'g')
             END
         ) AS all_tokens
     FROM segments
@@ -186,7 +224,7 @@ classified AS (
                 'false', 'test', '[', 'sleep', 'uname', 'id', 'hostname', 'ps', 'df', 'du',
                 'free', 'wc', 'sort', 'uniq', 'diff', 'cmp', 'tree', 'stat', 'file', 'md5sum',
                 'sha1sum', 'sha256sum', 'basename', 'dirname', 'realpath', 'readlink', 'cut',
-                'tr', 'jq', 'pytest', 'mypy', 'tsc', 'jest', 'cd', 'export', 'type', 'whereis',
+                'tr', 'jq', 'strings', 'xxd', 'od', 'hexdump', 'pytest', 'mypy', 'tsc', 'jest', 'cd', 'export', 'type', 'whereis',
                 'history', 'jobs', 'clear') THEN 'none'
             WHEN program = 'env' THEN 'none'
             ELSE 'mutate_all'
@@ -229,7 +267,7 @@ effects AS (
             list_transform(c.fed, lambda p: {kind: 'read', path: p, whole: true}),
             CASE c.class
                 WHEN 'read_whole' THEN
-                    list_transform(c.operands, lambda p: {kind: 'read', path: p, whole: true})
+                    list_transform(c.operands, lambda p: {kind: 'read', path: p, whole: NOT c.piped})
                 WHEN 'read_part' THEN
                     list_transform(c.files, lambda p: {kind: 'read', path: p, whole: false})
                 WHEN 'read_after_pattern' THEN
@@ -262,7 +300,7 @@ effects AS (
             END,
             list_transform(c.written, lambda p: {kind: 'mutate', path: p, whole: NULL})
         ) AS found,
-        trim(c.segment) AS request
+        CASE WHEN c.piped THEN c.pipeline ELSE c.segment END AS request
     FROM located AS c
 )
 SELECT
