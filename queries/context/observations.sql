@@ -16,6 +16,8 @@
 -- @column observed       BOOLEAN  A read that saw its resource (see failed_calls).
 -- @column whole          BOOLEAN  A read of the whole resource (see same_request).
 -- @column request        VARCHAR  What a read asked (see same_request).
+-- @column first_line     BIGINT   First line of the file a read returned, when known (see same_request).
+-- @column last_line      BIGINT   Last line it returned; NULL with first_line: to the end.
 -- @column origin         VARCHAR  `tool_call`, `shell`, or the reset's event type.
 -- @column effect_source  VARCHAR  `trace`, `effects_file`, `shell` or NULL.
 SELECT
@@ -29,7 +31,9 @@ SELECT
     r.whole,
     r.request,
     'tool_call' AS origin,
-    e.effect_source
+    e.effect_source,
+    r.first_line,
+    r.last_line
 FROM tool_calls AS c
 JOIN rule_path_normalisation AS p USING (trace_path, line)
 JOIN rule_declared_effects AS e USING (trace_path, line)
@@ -47,7 +51,9 @@ SELECT
     false,
     NULL,
     'tool_call',
-    e.effect_source
+    e.effect_source,
+    NULL,
+    NULL
 FROM tool_calls AS c
 JOIN rule_declared_effects AS e USING (trace_path, line)
 LEFT JOIN rule_declared_in_file AS d ON d.trace_path = c.trace_path AND d.identity = c.resource
@@ -66,7 +72,9 @@ SELECT
     whole,
     request,
     'shell',
-    'shell'
+    'shell',
+    NULL,
+    NULL
 FROM rule_shell_inference
 WHERE call_line IS NOT NULL OR kind <> 'read'
 UNION ALL
@@ -87,9 +95,13 @@ SELECT
     false,
     NULL,
     'tool_call',
-    'trace'
+    'trace',
+    NULL,
+    NULL
 FROM tool_calls AS c, unnest(c.changed_paths) WITH ORDINALITY AS u(path, n)
 WHERE c.changed_paths IS NOT NULL
 UNION ALL
-SELECT trace_path, line * 1000, line, 'reset', NULL, false, false, false, NULL, reason, NULL
+SELECT
+    trace_path, line * 1000, line, 'reset', NULL, false, false, false, NULL, reason, NULL, NULL,
+    NULL
 FROM rule_context_reset

@@ -27,6 +27,8 @@
 -- @column cwd             VARCHAR  Working directory of the call, where the format records it.
 -- @column result_whole    BOOLEAN  The call returned its whole resource, where the format says (else NULL).
 -- @column changed_paths   VARCHAR[] Files the call changed besides its resource, where the format says (a Codex patch).
+-- @column first_line      BIGINT   First line of its file a read returned, where the format says.
+-- @column last_line       BIGINT   Last line it returned (NULL with first_line: to the end of the file).
 WITH candidates AS (
     SELECT
         *,
@@ -103,5 +105,7 @@ SELECT
     event_id AS call_id,
     cwd,
     result_whole,
-    changed_paths
+    changed_paths,
+    first_line,
+    last_line
 FROM calls

@@ -15,7 +15,8 @@
 --   `output_bytes` the result's text, `duration_ms` from the two lines' timestamps;
 --   `state_effect` from the table `tools` below; `result_whole` from a Read's
 --   `toolUseResult.file` (`startLine` 1 and `numLines` = `totalLines`: the whole file came
---   back, whatever `offset`/`limit` asked; fewer lines: a part);
+--   back, whatever `offset`/`limit` asked; fewer lines: a part; `first_line`/`last_line`
+--   the lines it returned);
 -- - a `Bash` call is followed (same line) by a `shell` event, as Murmur's runtime writes a
 --   shell interpreter tool: `binary` `bash`, `command` the script, `exit_code` 0, or the
 --   "Exit code N" of a failed result (1 when it names none);
@@ -34,6 +35,8 @@
 -- @column event_id      VARCHAR  A tool call's `tool_use` id.
 -- @column cwd           VARCHAR  The working directory of the line (relative paths of commands are in it).
 -- @column result_whole  BOOLEAN  A Read's result held the whole file (NULL when the log does not say).
+-- @column first_line    BIGINT   First line of the file a Read returned (`toolUseResult.file`, else its `offset`).
+-- @column last_line     BIGINT   Last line it returned (else `offset` + `limit` - 1).
 WITH tools(tool, effect, note) AS (
     -- what Claude Code's own tools do to the resource their input names; a tool not listed
     -- declares nothing (its effect is unknown); Bash goes through shell inference
@@ -234,7 +237,18 @@ events AS (
             THEN coalesce(tool_use_result ->> '$.file.startLine', '1')::BIGINT <= 1
                 AND (tool_use_result ->> '$.file.numLines')::BIGINT
                     >= (tool_use_result ->> '$.file.totalLines')::BIGINT
-        END AS result_whole
+        END AS result_whole,
+        CASE WHEN tool_name = 'Read' THEN coalesce(
+            try_cast(tool_use_result ->> '$.file.startLine' AS BIGINT),
+            CASE WHEN json_type(input, '$.limit') IS NOT NULL
+                THEN coalesce(try_cast(input ->> '$.offset' AS BIGINT), 1) END
+        ) END AS first_line,
+        CASE WHEN tool_name = 'Read' THEN coalesce(
+            try_cast(tool_use_result ->> '$.file.startLine' AS BIGINT)
+                + try_cast(tool_use_result ->> '$.file.numLines' AS BIGINT) - 1,
+            coalesce(try_cast(input ->> '$.offset' AS BIGINT), 1)
+                + try_cast(input ->> '$.limit' AS BIGINT) - 1
+        ) END AS last_line
     FROM calls
     UNION ALL BY NAME
     SELECT

@@ -31,6 +31,8 @@
 -- @column cwd          VARCHAR  Working directory of a command (NULL here: other formats' readers set it).
 -- @column result_whole BOOLEAN  The call returned its whole resource (NULL here: the query rules decide).
 -- @column changed_paths VARCHAR[] Files a call changed besides its resource (NULL here; a Codex patch).
+-- @column first_line   BIGINT   First line of its file a read returned (NULL here: unknown).
+-- @column last_line    BIGINT   Last line it returned (NULL: to the end, or unknown).
 WITH files AS (
     SELECT
         filename AS trace_path,
@@ -198,7 +200,9 @@ SELECT
     rare.reopen_number,
     NULL::VARCHAR AS cwd,
     NULL::BOOLEAN AS result_whole,
-    NULL::VARCHAR[] AS changed_paths
+    NULL::VARCHAR[] AS changed_paths,
+    NULL::BIGINT AS first_line,
+    NULL::BIGINT AS last_line
 FROM named
 UNION ALL BY NAME
 SELECT trace_path, 0 AS line, 'not valid UTF-8 text' AS problem

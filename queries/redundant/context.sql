@@ -120,6 +120,9 @@ matched AS (
             (SELECT enabled FROM context_rules WHERE name = 'same_request') IS NOT TRUE
             OR (p.whole AND (c.whole OR c.is_file))
             OR p.request = c.request
+            -- lines within the lines an earlier read returned
+            OR (p.first_line <= c.first_line
+                AND (p.last_line IS NULL OR c.last_line <= p.last_line))
         )
     GROUP BY ALL
 ),

@@ -14,11 +14,15 @@
 -- @column line       BIGINT   Line of the call.
 -- @column request    VARCHAR  The input without its path keys, as JSON text (NULL when the rule is off).
 -- @column whole      BOOLEAN  The call read the whole resource (always true when the rule is off).
+-- @column first_line BIGINT   First line of the file the read returned, when known (NULL when the rule is off).
+-- @column last_line  BIGINT   Last line it returned; NULL with first_line: to the end.
 WITH requests AS (
     SELECT
         trace_path,
         line,
         result_whole,
+        first_line,
+        last_line,
         CASE WHEN json_type(input) = 'OBJECT' THEN
             map_from_entries(list_filter(
                 map_entries(json_transform(input, '"MAP(VARCHAR, JSON)"')),
@@ -40,5 +44,8 @@ SELECT
             rest IS NULL
             OR list_bool_and(list_transform(map_keys(rest), lambda k: k IN ('operation', 'op', 'action')))
             OR cardinality(rest) = 0
-        ) AS whole
+        ) AS whole,
+    CASE WHEN (SELECT enabled FROM context_rules WHERE name = 'same_request') THEN first_line END
+        AS first_line,
+    last_line
 FROM requests
