@@ -27,6 +27,7 @@ from pathlib import Path
 
 import duckdb
 
+from . import formats
 from .errors import E_IO_001, E_IO_003, MurTraceError
 from .load import (
     BATCH_BYTES,
@@ -191,11 +192,16 @@ def ingest(
     workdir: str | os.PathLike[str] | None = None,
     rebuild: bool = False,
     progress: Callable[[int, int, int], None] | None = None,
+    format_in: str | None = None,
 ) -> IngestReport:
     """Bring the catalog `db` up to date with the traces `paths` (or `workdir`) name.
 
-    `progress(files_done, files_total, events)` is called after each batch.
+    `progress(files_done, files_total, events)` is called after each batch. `format_in`
+    forces the format of every file (see `load.load_traces`). Only Murmur traces are read
+    by appended lines: in other agents' logs a later line completes an earlier call (its
+    result), so a file of theirs that grew is read again whole.
     """
+    forced = formats.reader(format_in) if format_in is not None else None
     db = Path(db)
     roots = [Path(p) for p in paths or []] or [Path(workdir or "workdir")]
     files = [os.path.abspath(f) for f in discover(paths, Path(workdir) if workdir else None)]
@@ -233,7 +239,8 @@ def ingest(
             if old is None:
                 report.new += 1
             elif (
-                old.ends_with_newline
+                (forced or formats.detect(path)) == "murmur"
+                and old.ends_with_newline
                 and state.size > old.size
                 and hashlib.sha256(data[: old.size]).hexdigest() == old.sha256
             ):
@@ -256,7 +263,7 @@ def ingest(
         mem = connect()
         done = 0
         for batch in batches(changed, BATCH_BYTES):
-            skipped = load_traces(mem, batch)
+            skipped = load_traces(mem, batch, format_in)
             report.skipped += skipped
             report.warnings += trace_warnings(mem)
             relations = Relations(mem)

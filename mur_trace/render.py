@@ -338,7 +338,7 @@ def show_text(data: dict[str, Any]) -> str:
         f"session:    {m['session_id']}",
         f"capsule:    {m['capsule_name']} v{m['capsule_version']}",
         f"model:      {m['model']}",
-        f"status:     {m['exit_status']}",
+        f"status:     {m['exit_status'] or 'unknown'}",
         f"duration:   {duration(m['duration_ms'])}",
         "",
         section("Turns"),
@@ -585,7 +585,7 @@ def report_text(data: dict[str, Any]) -> str:
     out += _stats_table(data["stats"])
     out += ["", "Exit status:"]
     out += [
-        f"  {e['exit_status']:<24} {e['sessions']}  ({e['percent']:.1f}%)"
+        f"  {e['exit_status'] or 'unknown':<24} {e['sessions']}  ({e['percent']:.1f}%)"
         for e in data["exit_status"]
     ]
     if data["task_stats"]:
