@@ -101,7 +101,7 @@ entries AS (
         ) END AS blocks,
         j.toolUseResult AS tool_use_result
     FROM parsed
-    WHERE j IS NOT NULL AND j.type IN ('user', 'assistant', 'system')
+    WHERE j IS NOT NULL
 ),
 blocks AS (
     SELECT e.* EXCLUDE (blocks), unnest(e.blocks) AS b
