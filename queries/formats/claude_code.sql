@@ -59,6 +59,8 @@ src AS (
     WHERE format = 'claude_code'
 ),
 parsed AS (
+    -- one parse per line, into just what is used: a tool result's text is kept as text
+    -- (its size and the first words of an error), a Read's result as its line numbers
     SELECT
         trace_path,
         line,
@@ -67,18 +69,22 @@ parsed AS (
         try(json_transform(raw, '{
             "type": "VARCHAR", "subtype": "VARCHAR", "sessionId": "VARCHAR",
             "agentId": "VARCHAR", "version": "VARCHAR", "timestamp": "VARCHAR",
-            "isSidechain": "BOOLEAN", "cwd": "VARCHAR", "isMeta": "BOOLEAN",
+            "isSidechain": "BOOLEAN", "cwd": "VARCHAR",
             "compactMetadata": {"preTokens": "BIGINT"},
-            "message": {"id": "VARCHAR", "model": "VARCHAR", "content": "JSON",
+            "message": {"id": "VARCHAR", "model": "VARCHAR",
+                "content": [{"type": "VARCHAR", "id": "VARCHAR", "name": "VARCHAR",
+                    "input": "JSON", "tool_use_id": "VARCHAR", "content": "VARCHAR",
+                    "is_error": "BOOLEAN"}],
                 "usage": {"input_tokens": "BIGINT", "output_tokens": "BIGINT",
                     "cache_read_input_tokens": "BIGINT",
                     "cache_creation_input_tokens": "BIGINT"}},
-            "toolUseResult": "JSON"
+            "toolUseResult": {"file": {"startLine": "BIGINT", "numLines": "BIGINT",
+                "totalLines": "BIGINT"}, "stdout": "VARCHAR", "stderr": "VARCHAR"}
         }')) AS j
     FROM src
     WHERE raw IS NOT NULL
 ),
-entries AS (
+entries AS MATERIALIZED (
     SELECT
         trace_path,
         line,
@@ -94,19 +100,19 @@ entries AS (
         j.message.id AS message_id,
         j.message.model AS model,
         j.message.usage AS usage,
-        CASE WHEN json_type(j.message.content) = 'ARRAY' THEN json_transform(
-            j.message.content,
-            '[{"type": "VARCHAR", "id": "VARCHAR", "name": "VARCHAR", "input": "JSON",
-               "tool_use_id": "VARCHAR", "content": "JSON", "is_error": "BOOLEAN"}]'
-        ) END AS blocks,
-        j.toolUseResult AS tool_use_result
+        j.message.content AS blocks,
+        {
+            file: j.toolUseResult.file,
+            stdout_bytes: strlen(j.toolUseResult.stdout),
+            stderr_bytes: strlen(j.toolUseResult.stderr)
+        } AS tool_use_result
     FROM parsed
     WHERE j IS NOT NULL
 ),
-blocks AS (
+blocks AS MATERIALIZED (
     SELECT e.* EXCLUDE (blocks), unnest(e.blocks) AS b
     FROM entries AS e
-    WHERE e.blocks IS NOT NULL
+    WHERE e.type IN ('user', 'assistant') AND len(e.blocks) > 0
 ),
 uses AS (
     SELECT
@@ -121,16 +127,12 @@ results AS (
         b.tool_use_id AS call_id,
         arg_min(ts, line) AS ts,
         arg_min(coalesce(b.is_error, false), line) AS is_error,
+        -- the result's text (a list of blocks: their JSON)
+        arg_min(coalesce(strlen(b.content), 0), line) AS output_bytes,
         arg_min(
-            CASE json_type(b.content)
-                WHEN 'VARCHAR' THEN b.content ->> '$'
-                WHEN 'ARRAY' THEN array_to_string(
-                    list_filter(json_extract_string(b.content, '$[*].text'), lambda t: t IS NOT NULL), ''
-                )
-                ELSE ''
-            END,
+            try_cast(regexp_extract(left(b.content, 40), '^Exit code (-?[0-9]+)', 1) AS BIGINT),
             line
-        ) AS text,
+        ) AS exit_code,
         arg_min(tool_use_result, line) AS tool_use_result
     FROM blocks
     WHERE type = 'user' AND b.type = 'tool_result'
@@ -157,7 +159,8 @@ calls AS (
         m.turn,
         r.ts AS result_ts,
         r.is_error,
-        r.text,
+        r.output_bytes,
+        r.exit_code,
         r.tool_use_result,
         r.call_id IS NOT NULL AS answered,
         t.effect
@@ -226,26 +229,24 @@ events AS (
         tool_name,
         input,
         strlen(input::VARCHAR) AS input_bytes,
-        CASE WHEN answered THEN strlen(text) END AS output_bytes,
+        CASE WHEN answered THEN output_bytes END AS output_bytes,
         result_ts - ts AS duration_ms,
         CASE WHEN is_error THEN 'error' WHEN answered THEN 'ok' END AS status,
         effect AS state_effect,
         CASE WHEN tool_name IN ('NotebookRead', 'NotebookEdit')
             THEN input ->> '$.notebook_path' END AS resource_id,
         cwd,
-        CASE WHEN tool_name = 'Read' AND json_type(tool_use_result, '$.file.numLines') IS NOT NULL
-            THEN coalesce(tool_use_result ->> '$.file.startLine', '1')::BIGINT <= 1
-                AND (tool_use_result ->> '$.file.numLines')::BIGINT
-                    >= (tool_use_result ->> '$.file.totalLines')::BIGINT
+        CASE WHEN tool_name = 'Read' AND tool_use_result.file.numLines IS NOT NULL
+            THEN coalesce(tool_use_result.file.startLine, 1) <= 1
+                AND tool_use_result.file.numLines >= tool_use_result.file.totalLines
         END AS result_whole,
         CASE WHEN tool_name = 'Read' THEN coalesce(
-            try_cast(tool_use_result ->> '$.file.startLine' AS BIGINT),
+            tool_use_result.file.startLine,
             CASE WHEN json_type(input, '$.limit') IS NOT NULL
                 THEN coalesce(try_cast(input ->> '$.offset' AS BIGINT), 1) END
         ) END AS first_line,
         CASE WHEN tool_name = 'Read' THEN coalesce(
-            try_cast(tool_use_result ->> '$.file.startLine' AS BIGINT)
-                + try_cast(tool_use_result ->> '$.file.numLines' AS BIGINT) - 1,
+            tool_use_result.file.startLine + tool_use_result.file.numLines - 1,
             coalesce(try_cast(input ->> '$.offset' AS BIGINT), 1)
                 + try_cast(input ->> '$.limit' AS BIGINT) - 1
         ) END AS last_line
@@ -261,11 +262,11 @@ events AS (
         input ->> '$.command' AS command,
         CASE
             WHEN NOT answered THEN NULL
-            WHEN is_error THEN coalesce(try_cast(regexp_extract(text, '^Exit code (-?[0-9]+)', 1) AS BIGINT), 1)
+            WHEN is_error THEN coalesce(exit_code, 1)
             ELSE 0
         END AS exit_code,
-        strlen(tool_use_result ->> '$.stdout') AS stdout_bytes,
-        strlen(tool_use_result ->> '$.stderr') AS stderr_bytes,
+        tool_use_result.stdout_bytes,
+        tool_use_result.stderr_bytes,
         result_ts - ts AS duration_ms,
         cwd
     FROM calls

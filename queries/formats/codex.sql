@@ -55,7 +55,7 @@ parsed AS (
     FROM src
     WHERE raw IS NOT NULL
 ),
-entries AS (
+entries AS MATERIALIZED (
     SELECT
         trace_path,
         line,
@@ -76,7 +76,7 @@ entries AS (
     FROM parsed
     WHERE j IS NOT NULL
 ),
-runs AS (
+runs AS MATERIALIZED (
     -- model responses: runs of model items between inputs and token counts
     SELECT
         *,
@@ -144,7 +144,7 @@ ends AS (
     WHERE type = 'event_msg' AND p.type IN ('exec_command_end', 'patch_apply_end')
     GROUP BY ALL
 ),
-calls AS (
+calls AS MATERIALIZED (
     SELECT
         e.trace_path,
         e.line,

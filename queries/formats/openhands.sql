@@ -81,7 +81,7 @@ history AS (
         }') AS e
     FROM instances AS i, unnest(i.history) WITH ORDINALITY AS h(event, n)
 ),
-events_in AS (
+events_in AS MATERIALIZED (
     SELECT
         trace_path,
         session_id,
@@ -104,7 +104,7 @@ observations AS (
     WHERE observation IS NOT NULL AND cause IS NOT NULL
     GROUP BY ALL
 ),
-actions AS (
+actions AS MATERIALIZED (
     SELECT
         a.trace_path,
         a.session_id,
@@ -149,7 +149,7 @@ turns AS (
         row_number() OVER (PARTITION BY trace_path, session_id ORDER BY line) - 1 AS turn
     FROM responses
 ),
-calls AS (
+calls AS MATERIALIZED (
     SELECT
         a.*,
         t.turn,
