@@ -431,7 +431,7 @@ def steps_text(data: dict[str, Any], verbose: bool) -> str:
     n = len(steps)
     out = [f"Session {data['session_id']}  ({n} turn{'' if n == 1 else 's'})", ""]
     width = max([len(s["tool_name"] or "—") for s in steps] + [12])
-    for s in steps:
+    width = max([len(s["tool_name"] or "—") + 1 for s in steps] + [12])
         tool = f"{s['tool_name'] or '—':<{width}}"
         took = "—" if s["duration_ms"] is None else duration(s["duration_ms"])
         head = f"  {s['turn']:<3}{s['decision'] or '':<13}{tool}"
