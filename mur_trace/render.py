@@ -430,8 +430,8 @@ def steps_text(data: dict[str, Any], verbose: bool) -> str:
     steps = data["steps"]
     n = len(steps)
     out = [f"Session {data['session_id']}  ({n} turn{'' if n == 1 else 's'})", ""]
-    width = max([len(s["tool_name"] or "—") for s in steps] + [12])
     width = max([len(s["tool_name"] or "—") + 1 for s in steps] + [12])
+    for s in steps:
         tool = f"{s['tool_name'] or '—':<{width}}"
         took = "—" if s["duration_ms"] is None else duration(s["duration_ms"])
         head = f"  {s['turn']:<3}{s['decision'] or '':<13}{tool}"
