@@ -16,10 +16,10 @@
 -- @column observed       BOOLEAN  A read that saw its resource (see failed_calls).
 -- @column whole          BOOLEAN  A read of the whole resource (see same_request).
 -- @column request        VARCHAR  What a read asked (see same_request).
--- @column first_line     BIGINT   First line of the file a read returned, when known (see same_request).
--- @column last_line      BIGINT   Last line it returned; NULL with first_line: to the end.
 -- @column origin         VARCHAR  `tool_call`, `shell`, or the reset's event type.
 -- @column effect_source  VARCHAR  `trace`, `effects_file`, `shell` or NULL.
+-- @column first_line     BIGINT   First line of the file a read returned, when known (see same_request).
+-- @column last_line      BIGINT   Last line it returned; NULL with first_line: to the end.
 SELECT
     c.trace_path,
     c.line * 1000 AS ord,
