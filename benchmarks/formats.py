@@ -46,9 +46,11 @@ def replay(out: Path, sessions: int) -> list[Path]:
         salt = f"{n:012x}"
 
         def fresh(value: str, salt: str = salt) -> str:
-            return UUID.sub(lambda m: m.group(0)[:-12] + salt, value).replace(
-                '"toolu_', f'"toolu_{salt}'
-            ).replace('"msg_', f'"msg_{salt}')
+            return (
+                UUID.sub(lambda m: m.group(0)[:-12] + salt, value)
+                .replace('"toolu_', f'"toolu_{salt}')
+                .replace('"msg_', f'"msg_{salt}')
+            )
 
         session_id = UUID.search(fresh(text[text.index('"sessionId"') :])).group(0)
         project = out / f"-project-{n % 20}"
@@ -91,7 +93,9 @@ def main() -> None:
         root = Path(tmp)
         replay(root / "projects", args.sessions)
         claude = discover([root / "projects"])
-        murmur = discover(None, synthesize(root / "murmur", args.murmur_sessions, seed=7, turns=(16, 56)))
+        murmur = discover(
+            None, synthesize(root / "murmur", args.murmur_sessions, seed=7, turns=(16, 56))
+        )
         inputs = {"claude-code": claude, "murmur": murmur}
         measures: dict[str, Callable[[list[str]], object]] = {
             "load": load_all,
@@ -102,10 +106,16 @@ def main() -> None:
         for _ in range(args.repeat):
             for measure, action in measures.items():
                 for name, files in inputs.items():
-                    times.setdefault((measure, name), []).append(timed(lambda a=action, f=files: a(f)))
+                    times.setdefault((measure, name), []).append(
+                        timed(lambda a=action, f=files: a(f))
+                    )
         mb = {name: size_mb(files) for name, files in inputs.items()}
-        print(f"claude-code: {args.sessions:,} sessions, {len(claude):,} files, {mb['claude-code']:,.0f} MB")
-        print(f"murmur:      {args.murmur_sessions:,} sessions, {len(murmur):,} files, {mb['murmur']:,.0f} MB")
+        print(
+            f"claude-code: {args.sessions:,} sessions, {len(claude):,} files, {mb['claude-code']:,.0f} MB"
+        )
+        print(
+            f"murmur:      {args.murmur_sessions:,} sessions, {len(murmur):,} files, {mb['murmur']:,.0f} MB"
+        )
         print(f"medians of {args.repeat} runs, in one process\n")
         print(f"{'':28}{'claude-code s':>14}{'s/MB':>9}{'murmur s':>11}{'s/MB':>9}{'ratio/MB':>10}")
         for measure in measures:
