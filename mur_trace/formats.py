@@ -22,6 +22,9 @@ FORMATS: dict[str, str] = {
     "openhands": "openhands",
 }
 
+#: The name of Murmur's trace files.
+MURMUR_TRACE = "trace.jsonl"
+
 #: How much of a file's start is read to recognise its format (a first line longer than
 #: this is recognised from its first keys).
 HEAD_BYTES = 1 << 16
@@ -76,7 +79,11 @@ def _of_prefix(head: str) -> str | None:
 def detect(path: str | os.PathLike[str]) -> str:
     """The reader of a session file, from its first line: `murmur`, `claude_code`, `codex`
     or `openhands`. What cannot be recognised (an empty file, a first line that is not a
-    JSON object, no file at all) is read as Murmur's, whose loader names what is wrong."""
+    JSON object, no file at all) is read as Murmur's, whose loader names what is wrong.
+    A file named `trace.jsonl`, the name Murmur's runtime gives its traces, is not opened
+    (a workdir of 20,000 sessions would open every trace once more)."""
+    if os.path.basename(path) == MURMUR_TRACE:
+        return "murmur"
     try:
         with open(path, "rb") as f:
             head = f.read(HEAD_BYTES)

@@ -108,15 +108,19 @@ def test_formats_are_recognised_from_the_first_line(tmp_path: Path) -> None:
         tmp_path / "rollout.jsonl",
         [{"timestamp": TS.format(0), "type": "session_meta", "payload": {"id": "x"}}],
     )
-    murmur = write(tmp_path / "trace.jsonl", [{"event_type": "session_start"}])
+    murmur = write(tmp_path / "m.jsonl", [{"event_type": "session_start"}])
+    named = write(tmp_path / "x" / "trace.jsonl", cc_session())  # Murmur's name: not opened
     long = tmp_path / "output.jsonl"
     long.write_text(
         json.dumps({"instance_id": "i", "history": [{"id": 0, "message": "x" * 70_000}]}) + "\n"
     )
     garbage = tmp_path / "g.jsonl"
     garbage.write_text("not json\n")
-    kinds = [formats.detect(p) for p in (cc, codex, murmur, long, garbage, tmp_path / "missing")]
-    assert kinds == ["claude_code", "codex", "murmur", "openhands", "murmur", "murmur"]  # fmt: skip
+    kinds = [
+        formats.detect(p) for p in (cc, codex, murmur, long, garbage, tmp_path / "missing", named)
+    ]
+    assert kinds == ["claude_code", "codex", "murmur", "openhands", "murmur", "murmur", "murmur"]  # fmt: skip
+    assert formats.reader("claude-code") == "claude_code"
 
 
 def test_an_unknown_format_name_is_one_line_e_trc_001(tmp_path: Path) -> None:
