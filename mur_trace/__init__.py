@@ -60,6 +60,7 @@ def load(
     rules: dict[str, bool] | None = None,
     effects: str | os.PathLike[str] | None = None,
     require_readable: bool = True,
+    format_in: str | None = None,
 ) -> Trace:
     """Load traces into an in-memory DuckDB database and return a `Trace`.
 
@@ -71,7 +72,9 @@ def load(
     (`mur-trace ingest`) are analysed instead, and `paths` (trace files) may narrow them.
     `policy` is the redundancy policy the metric relations (show, report, diff) count;
     `rules` switches context rules on or off by name (`{"shell_inference": False}`);
-    `effects` names an effects file (see `mur_trace.effects`).
+    `effects` names an effects file (see `mur_trace.effects`). Each file's format (Murmur,
+    Claude Code, Codex, OpenHands) is recognised from its first line; `format_in` forces one
+    (a name of `mur_trace.formats.FORMATS`).
     """
     declared = read_effects(effects) if effects is not None else None
     if db is not None:
@@ -98,7 +101,7 @@ def load(
         )
     files = discover(as_paths(paths), Path(workdir) if workdir is not None else None)
     con = connect()
-    skipped = load_traces(con, files)
+    skipped = load_traces(con, files, format_in)
     if require_readable and len(skipped) == len(files):
         raise MurTraceError(skipped[0].code, skipped[0].message)
     return Trace(con, skipped, policy, rules=rules, effects=declared)
@@ -129,6 +132,7 @@ def find_redundant(
     effects: str | os.PathLike[str] | None = None,
     batch_bytes: int = BATCH_BYTES,
     progress: Callable[[int, int, int], None] | None = None,
+    format_in: str | None = None,
 ) -> Findings:
     """The redundant calls of every session `paths` (or `workdir`, or the catalog `db`) name.
 
@@ -151,7 +155,7 @@ def find_redundant(
     con = connect()
     skipped, warnings, sessions, events, done, found = [], [], 0, 0, 0, False
     for batch in batches(files, batch_bytes):
-        left_out = load_traces(con, batch)
+        left_out = load_traces(con, batch, format_in)
         events += con.table("events").count("*").fetchall()[0][0]
         skipped += left_out
         warnings += trace_warnings(con)

@@ -27,6 +27,7 @@ from pathlib import Path
 
 import duckdb
 
+from . import formats
 from .errors import E_IO_001, E_IO_003, E_IO_004, E_TRC_002, MurTraceError
 from .load import (
     BATCH_BYTES,
@@ -44,7 +45,8 @@ from .sessions import discover, trace_key
 from .writes import check_target
 
 #: Version of the catalog's tables. A catalog of an older version must be rebuilt.
-SCHEMA_VERSION = 2  # 2: traces.warning (torn last lines)
+SCHEMA_VERSION = 3  # 2: traces.warning (torn last lines); 3: traces.format, events.cwd and
+#: result_whole, call_id in the stored tool calls and findings (other agents' logs)
 LOCK_WAIT = 30.0
 
 #: What a catalog serves in place of computing it (see load.Relations).
@@ -160,7 +162,7 @@ def _version(con: duckdb.DuckDBPyConnection, db: Path) -> int | None:
     if len(rows) != 1 or not str(rows[0][0]).isascii() or not str(rows[0][0]).isdigit():
         raise foreign
     version = int(rows[0][0])
-    if version == SCHEMA_VERSION and not {*STORED, "trace_files"} <= tables:
+    if not {*STORED, "trace_files"} <= tables:
         raise foreign
     return version
 
@@ -247,13 +249,18 @@ def ingest(
     rebuild: bool = False,
     strict: bool = False,
     progress: Callable[[int, int, int], None] | None = None,
+    format_in: str | None = None,
 ) -> IngestReport:
     """Bring the catalog `db` up to date with the traces `paths` (or `workdir`) name.
 
     When none of them can be read, or with `strict` when any cannot be read in full, it is
     an error and the catalog is left as it was. `progress(files_done, files_total, events)`
-    is called after each batch.
+    is called after each batch. `format_in` forces the format of every file (see
+    `load.load_traces`). Only Murmur traces are read by appended lines: in other agents'
+    logs a later line completes an earlier call (its result), so a file of theirs that grew
+    is read again whole.
     """
+    forced = formats.reader(format_in) if format_in is not None else None
     db = Path(db)
     roots = [Path(p) for p in paths or []] or [Path(workdir or "workdir")]
     check_target(db, roots, "write the catalog")
@@ -294,7 +301,8 @@ def ingest(
             if old is None:
                 report.new += 1
             elif (
-                old.ends_with_newline
+                (forced or formats.detect(path)) == "murmur"
+                and old.ends_with_newline
                 and state.size > old.size
                 and hashlib.sha256(data[: old.size]).hexdigest() == old.sha256
             ):
@@ -317,7 +325,7 @@ def ingest(
         mem = connect()
         done = 0
         for batch in batches(changed, BATCH_BYTES):
-            skipped = load_traces(mem, batch)
+            skipped = load_traces(mem, batch, format_in)
             report.skipped += skipped
             report.warnings += trace_warnings(mem)
             relations = Relations(mem)

@@ -145,6 +145,15 @@ StrictOpt = Annotated[
         "with a warning.",
     ),
 ]
+FormatInOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--format-in",
+        help="Read every file as this format: murmur, claude-code, codex, openhands "
+        "(default: recognised from each file's first line).",
+        show_default=False,
+    ),
+]
 OutputOpt = Annotated[
     Path | None,
     typer.Option("--output", "-o", help="Write to this file (required for parquet)."),
@@ -261,8 +270,17 @@ def _load(
     effects: Path | None = None,
     db: Path | None = None,
     strict: bool = False,
+    format_in: str | None = None,
 ) -> Trace:
-    trace = load(paths, workdir=workdir, db=db, policy=policy, rules=rules, effects=effects)
+    trace = load(
+        paths,
+        workdir=workdir,
+        db=db,
+        policy=policy,
+        rules=rules,
+        effects=effects,
+        format_in=format_in,
+    )
     _notify(trace.skipped, trace.warnings, strict)
     return trace
 
@@ -312,6 +330,7 @@ def redundant(
     fmt: FormatOpt = Format.text,
     output: OutputOpt = None,
     strict: StrictOpt = False,
+    format_in: FormatInOpt = None,
     list_rules: Annotated[
         bool,
         typer.Option(
@@ -333,6 +352,7 @@ def redundant(
             rules=rules,
             effects=effects,
             progress=Progress("redundant"),
+            format_in=format_in,
         )
         _notify(found.skipped, found.warnings, strict)
         _write_findings(found.relation, found.sessions, fmt, output)
@@ -366,13 +386,14 @@ def loops(
     fmt: FormatOpt = Format.text,
     output: OutputOpt = None,
     strict: StrictOpt = False,
+    format_in: FormatInOpt = None,
 ) -> None:
     """Find loops: the same call repeated with nothing changed, and retries after failures."""
     if fmt is Format.parquet and output is None:
         raise typer.BadParameter("--format parquet needs --output FILE", param_hint="--output")
     with _errors():
         _guard(output, paths, workdir, db)
-        trace = _load(paths, workdir, db=db, strict=strict)
+        trace = _load(paths, workdir, db=db, strict=strict, format_in=format_in)
         _write_findings(
             trace.loops(window), trace.session_count(), fmt, output, noun="loop", verb="repeats"
         )
@@ -401,6 +422,7 @@ def check(
     db: DbOpt = None,
     fmt: DocFormatOpt = DocFormat.text,
     strict: StrictOpt = False,
+    format_in: FormatInOpt = None,
 ) -> None:
     """A CI gate: exit 1 and list the sessions over a threshold."""
     if max_rate is not None and math.isnan(max_rate):
@@ -411,7 +433,7 @@ def check(
         )
     rules = _rules(rule, no_rule)
     with _errors():
-        trace = _load(paths, workdir, policy.value, rules, effects, db, strict)
+        trace = _load(paths, workdir, policy.value, rules, effects, db, strict, format_in)
         failures = list(
             records(
                 trace.check(
@@ -438,12 +460,13 @@ def show(
     effects: EffectsOpt = None,
     db: DbOpt = None,
     fmt: DocFormatOpt = DocFormat.text,
+    format_in: FormatInOpt = None,
 ) -> None:
     """Summarise one session: turns, tokens, tool calls, redundant calls, shell, compaction."""
     rules = _rules(rule, no_rule)
     with _errors():
         path = _resolve(session, _source(workdir, db))
-        trace = _load([path], workdir, policy.value, rules, effects, db)
+        trace = _load([path], workdir, policy.value, rules, effects, db, format_in=format_in)
         data = show_data(trace.show())
         typer.echo(show_text(data) if fmt is DocFormat.text else json_document(data), nl=False)
 
@@ -457,10 +480,12 @@ def steps(
     workdir: WorkdirOpt = DEFAULT_WORKDIR,
     db: DbOpt = None,
     fmt: DocFormatOpt = DocFormat.text,
+    format_in: FormatInOpt = None,
 ) -> None:
     """One row per inference turn: decision, tool, duration of its first call."""
     with _errors():
-        trace = _load([_resolve(session, _source(workdir, db))], workdir, db=db)
+        path = _resolve(session, _source(workdir, db))
+        trace = _load([path], workdir, db=db, format_in=format_in)
         session_id = trace.sessions.select("session_id").fetchall()[0][0]
         data = steps_data(session_id, trace.steps())
         out = steps_text(data, verbose) if fmt is DocFormat.text else json_document(data)
@@ -482,6 +507,7 @@ def diff(
     effects: EffectsOpt = None,
     db: DbOpt = None,
     fmt: DocFormatOpt = DocFormat.text,
+    format_in: FormatInOpt = None,
 ) -> None:
     """Compare two sessions metric by metric (lower is better, but for success rate)."""
     rules = _rules(rule, no_rule)
@@ -494,7 +520,13 @@ def diff(
             )
         a, b = _resolve_pair(before or "@2", after or "@1", _source(workdir, db))
         trace = load(
-            [a, b], workdir=workdir, db=db, policy=policy.value, rules=rules, effects=effects
+            [a, b],
+            workdir=workdir,
+            db=db,
+            policy=policy.value,
+            rules=rules,
+            effects=effects,
+            format_in=format_in,
         )
         # a run that cannot be read is the error, as `mur trace` says it: no warning first
         rows = list(records(trace.diff(str(a), str(b))))
@@ -537,6 +569,7 @@ def report(
     db: DbOpt = None,
     fmt: DocFormatOpt = DocFormat.text,
     strict: StrictOpt = False,
+    format_in: FormatInOpt = None,
 ) -> None:
     """Statistics across sessions: mean, stddev, min, max per metric; exit statuses."""
     rules = _rules(rule, no_rule)
@@ -557,6 +590,7 @@ def report(
             rules=rules,
             effects=effects,
             require_readable=False,
+            format_in=format_in,
         )
         result = trace.report()  # when nothing complete is left, its error says so
         if result.incomplete:
@@ -590,13 +624,20 @@ def ingest(
         bool, typer.Option(help="Drop what the catalog holds and read every trace again.")
     ] = False,
     strict: StrictOpt = False,
+    format_in: FormatInOpt = None,
 ) -> None:
     """Store traces in a catalog; again, add only what changed since."""
     from .catalog import ingest as ingest_traces
 
     with _errors():
         report = ingest_traces(
-            db, paths, workdir=workdir, rebuild=rebuild, strict=strict, progress=Progress("ingest")
+            db,
+            paths,
+            workdir=workdir,
+            rebuild=rebuild,
+            strict=strict,
+            progress=Progress("ingest"),
+            format_in=format_in,
         )
         typer.echo(ingest_text(report, db), nl=False)
         _notify(report.skipped, report.warnings)
@@ -622,11 +663,12 @@ def export(
         PartitionBy | None, typer.Option(help="Hive-partition the tables by this column.")
     ] = None,
     strict: StrictOpt = False,
+    format_in: FormatInOpt = None,
 ) -> None:
     """Write the events and the findings as a Parquet dataset for Spark, Trino, DuckDB."""
     with _errors():
         inputs = _guard(parquet, paths, workdir, db)
-        trace = _load(paths, workdir, policy.value, db=db, strict=strict)
+        trace = _load(paths, workdir, policy.value, db=db, strict=strict, format_in=format_in)
         tables = trace.export_tables()
         written = {}
         with owned_directory(parquet, EXPORT_MARK, list(tables), inputs) as staging:
@@ -657,6 +699,7 @@ def plot(
     workdir: WorkdirOpt = DEFAULT_WORKDIR,
     db: DbOpt = None,
     policy: PolicyOpt = Policy.reference,  # type: ignore[attr-defined]
+    format_in: FormatInOpt = None,
 ) -> None:
     """Draw a session timeline, waste by tool and resource, or redundancy over time."""
     from . import plot as plots
@@ -670,12 +713,12 @@ def plot(
             path = _resolve(session, _source(workdir, db))
             _guard(output, [path], workdir, db)
             plots.check_output(output)
-            trace = _load([path], workdir, policy.value, db=db)
+            trace = _load([path], workdir, policy.value, db=db, format_in=format_in)
             figure = plots.timeline(trace)
         else:
             _guard(output, paths, workdir, db)
             plots.check_output(output)
-            trace = _load(paths, workdir, policy.value, db=db)
+            trace = _load(paths, workdir, policy.value, db=db, format_in=format_in)
             figure = getattr(plots, kind.value)(trace)
         figure.savefig(output, dpi=120)
     typer.echo(f"wrote {output}")

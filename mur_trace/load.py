@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import duckdb
 
-from . import queries
+from . import formats, queries
 from .errors import E_IO_001, E_IO_003, E_TRC_001
 
 #: Trace bytes loaded at a time by `find_redundant` and `ingest`: bounds their memory
@@ -305,19 +305,38 @@ def drop_loaded(con: duckdb.DuckDBPyConnection) -> None:
         con.execute(f"DROP TABLE IF EXISTS {table}")
 
 
-def load_traces(con: duckdb.DuckDBPyConnection, trace_paths: Sequence[str]) -> list[Skipped]:
+def load_traces(
+    con: duckdb.DuckDBPyConnection, trace_paths: Sequence[str], format_in: str | None = None
+) -> list[Skipped]:
     """Read `trace_paths` into `traces` and `events`; return the traces that were left out.
 
     Files that cannot be opened are judged first (`check_files`); the others are parsed
-    once into a table; the traces are judged from it; the rows of bad traces are dropped
-    and missing session ids filled in place; what is left is `events`.
+    once into a table, each by the reader of its format (recognised from its first line,
+    or `format_in`, a name of `formats.FORMATS`); the traces are judged from it; the rows
+    of bad traces are dropped and missing session ids filled in place; what is left is
+    `events`.
     """
+    forced = formats.reader(format_in) if format_in is not None else None
     problems = check_files(trace_paths)
     unreadable = {p.trace_path for p in problems}
+    readable = [p for p in trace_paths if p not in unreadable]
+    kinds = {p: forced or formats.detect(p) for p in readable}
     con.execute("SET VARIABLE trace_files = $paths", {"paths": list(trace_paths)})
     con.execute(
         "SET VARIABLE readable_files = $paths::VARCHAR[]",
-        {"paths": [p for p in trace_paths if p not in unreadable]},
+        {"paths": [p for p in readable if kinds[p] == "murmur"]},
+    )
+    con.execute(
+        "SET VARIABLE source_files = $files::STRUCT(trace_path VARCHAR, format VARCHAR)[]",
+        {
+            "files": [
+                {"trace_path": p, "format": kinds[p]} for p in readable if kinds[p] != "murmur"
+            ]
+        },
+    )
+    con.execute(
+        "SET VARIABLE trace_formats = $formats::VARCHAR[]",
+        {"formats": [kinds.get(p) for p in trace_paths]},
     )
     con.execute(
         "SET VARIABLE file_errors = "
@@ -332,6 +351,7 @@ def load_traces(con: duckdb.DuckDBPyConnection, trace_paths: Sequence[str]) -> l
     drop_loaded(con)
     create_macros(con)
     con.execute(f"CREATE OR REPLACE TABLE lines AS {queries.get('load/lines').sql}")
+    read_other_formats(con, sorted({k for k in kinds.values() if k != "murmur"}))
     con.execute(f"CREATE OR REPLACE TABLE traces AS {queries.get('load/traces').sql}")
     con.execute(queries.get("load/drop_unreadable").sql)
     con.execute(queries.get("load/fill_session_ids").sql)
@@ -340,6 +360,20 @@ def load_traces(con: duckdb.DuckDBPyConnection, trace_paths: Sequence[str]) -> l
     con.execute("ALTER TABLE lines RENAME TO events")
     create_settings(con)
     return skipped_traces(con)
+
+
+def read_other_formats(con: duckdb.DuckDBPyConnection, readers: Sequence[str]) -> None:
+    """Add to `lines` the events of the files of other formats (variable `source_files`),
+    each format by its reader, queries/formats/<reader>.sql."""
+    if not readers:
+        return
+    con.execute(
+        "SET VARIABLE source_paths = [f.trace_path FOR f IN getvariable('source_files')]::VARCHAR[]"
+    )
+    con.execute(f"CREATE OR REPLACE TEMP TABLE source_lines AS {queries.get('formats/lines').sql}")
+    for name in readers:
+        con.execute(f"INSERT INTO lines BY NAME {queries.get(f'formats/{name}').sql}")
+    con.execute("DROP TABLE source_lines")
 
 
 def _noted(con: duckdb.DuckDBPyConnection, column: str, columns: str) -> list[tuple]:

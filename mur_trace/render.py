@@ -363,7 +363,7 @@ def show_text(data: dict[str, Any]) -> str:
         f"capsule:    {shown(m['capsule_name'])}"
         + ("" if m["capsule_version"] is None else f" v{shown(m['capsule_version'])}"),
         f"model:      {shown(m['model'])}",
-        f"status:     {shown(m['exit_status'])}",
+        f"status:     {shown(m['exit_status'] or 'unknown')}",
         f"duration:   {duration(m['duration_ms'])}",
         "",
         section("Turns"),
@@ -456,7 +456,7 @@ def steps_text(data: dict[str, Any], verbose: bool) -> str:
     steps = data["steps"]
     n = len(steps)
     out = [f"Session {shown(data['session_id'])}  ({n} turn{'' if n == 1 else 's'})", ""]
-    width = max([len(s["tool_name"] or "—") for s in steps] + [12])
+    width = max([len(s["tool_name"] or "—") + 1 for s in steps] + [12])
     for s in steps:
         tool = f"{shown(s['tool_name']):<{width}}"
         took = "—" if s["duration_ms"] is None else duration(s["duration_ms"])
@@ -616,7 +616,7 @@ def report_text(data: dict[str, Any]) -> str:
     out += _stats_table(data["stats"])
     out += ["", "Exit status:"]
     out += [
-        f"  {shown(e['exit_status']):<24} {e['sessions']}  ({e['percent']:.1f}%)"
+        f"  {shown(e['exit_status'] or 'unknown'):<24} {e['sessions']}  ({e['percent']:.1f}%)"
         for e in data["exit_status"]
     ]
     if data["task_stats"]:

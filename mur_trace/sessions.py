@@ -9,6 +9,7 @@ import time
 from collections.abc import Iterable
 from pathlib import Path
 
+from . import formats
 from .errors import E_IO_001, E_IO_003, E_TRC_002, MurTraceError
 
 TRACE_FILE = "trace.jsonl"
@@ -114,7 +115,8 @@ def discover(
     paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]] | None,
     workdir: Path | None = None,
 ) -> list[str]:
-    """Trace files named by `paths` (files, session directories, workdirs, in any mix).
+    """Trace files named by `paths` (files, session directories, workdirs, in any mix;
+    other agents' session files and directories: `formats.agent_sessions`).
 
     With no paths, every session of `workdir` (default `./workdir`). A path that does not
     exist is kept: loading skips it with E-IO-001 (an error when nothing else can be read);
@@ -130,8 +132,12 @@ def discover(
         if kind == SESSION:
             found.append(str(path / TRACE_FILE))
         elif kind == WORKDIR:
-            found.extend(workdir_traces(path))
-        else:  # a file, or missing: loading reads it or says why not
+            # a workdir of ses_* sessions, else an agent's directory of session files
+            agent = None if session_dirs(path) else formats.agent_sessions(path)
+            found.extend(agent or workdir_traces(path))
+        elif kind == FILE:  # loading reads it or says why not; with its subagents, if any
+            found.extend(formats.with_subagents(path))
+        else:  # missing: loading names it (and fails when nothing else is left)
             found.append(str(path))
     seen: set[str] = set()
     unique = []

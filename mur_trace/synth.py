@@ -438,8 +438,9 @@ class Session:
             if rng.random() < 0.5:
                 self.world.change(rng.choice(sorted(self.world.files)))
         else:
+            # the model sees what grep lets through (a count), not the file
             command = f"cat {path} | grep -c fn"
-            read = (("file", path), "whole")
+            read = (("file", path), "pipe:grep -c fn")
         line = self.call("bash", {"command": command}, out=self.size(path) if read else 150)
         fail = read is not None and rng.random() < 0.05
         # as the runtime writes it: the interpreter (resolved, or its bare name when nothing

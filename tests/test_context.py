@@ -53,8 +53,9 @@ def test_reference_output_is_unchanged_by_the_context_policy(sample_workdir: Pat
     result = run("redundant", "--workdir", str(sample_workdir), "-f", "jsonl")
     keys = {tuple(json.loads(line)) for line in result.stdout.splitlines()}
     assert keys == {(
-        "session_id", "trace_path", "line", "turn", "tool_name", "resource", "resource_source",
-        "state_effect", "prior_line", "prior_turn", "output_bytes", "duration_ms",
+        "session_id", "trace_path", "line", "call_id", "turn", "tool_name", "resource",
+        "resource_source", "state_effect", "prior_line", "prior_turn", "output_bytes",
+        "duration_ms",
     )}  # fmt: skip
 
 

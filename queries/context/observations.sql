@@ -2,8 +2,9 @@
 --
 -- Tool calls with an identity (after the rules declared_effects, path_normalisation,
 -- failed_calls and same_request), the files a change to a declared resource changes
--- (declared_in_file), the effects inferred from shell commands (shell_inference; for
--- formatters and stashes, session_changes), and the
+-- (declared_in_file), the files a call changed by the log's own account (`changed_paths`),
+-- the effects inferred from shell commands (shell_inference; for formatters and stashes,
+-- session_changes), and the
 -- context resets (context_reset). `ord` orders them: a shell
 -- event's effects come after the call that ran it, in command order. `line` is where a
 -- finding is reported: the tool call (for shell effects, the call that ran the command).
@@ -20,6 +21,8 @@
 -- @column effect_source  VARCHAR  `trace`, `effects_file`, `shell` or NULL.
 -- @column metadata       BOOLEAN  A read of metadata, held only by the same request (see same_request).
 -- @column in_file        VARCHAR  For a declared resource asked of a file and nothing else: that file (normalised).
+-- @column first_line     BIGINT   First line of the file a read returned, when known (see same_request).
+-- @column last_line      BIGINT   Last line it returned; NULL with first_line: to the end.
 SELECT
     c.trace_path,
     c.line * 1000 AS ord,
@@ -38,7 +41,9 @@ SELECT
     CASE WHEN c.resource_source = 'declared' AND r.asks_nothing_else
         AND (SELECT enabled FROM context_rules WHERE name = 'declared_in_file')
         THEN normalise_path(c.input_path)
-    END AS in_file
+    END AS in_file,
+    r.first_line,
+    r.last_line
 FROM tool_calls AS c
 JOIN rule_path_normalisation AS p USING (trace_path, line)
 JOIN rule_declared_effects AS e USING (trace_path, line)
@@ -58,6 +63,8 @@ SELECT
     'tool_call',
     e.effect_source,
     false,
+    NULL,
+    NULL,
     NULL
 FROM tool_calls AS c
 JOIN rule_declared_effects AS e USING (trace_path, line)
@@ -79,6 +86,8 @@ SELECT
     'shell',
     'shell',
     false,
+    NULL,
+    NULL,
     NULL
 FROM rule_shell_inference
 WHERE (call_line IS NOT NULL OR kind <> 'read') AND kind <> 'mutate_changed'
@@ -96,9 +105,36 @@ SELECT
     'shell',
     'shell',
     false,
+    NULL,
+    NULL,
     NULL
 FROM rule_session_changes
 UNION ALL
+-- files a call changed besides its resource, where the log names them (a Codex patch's
+-- headers), taken in the call's working directory
+SELECT
+    c.trace_path,
+    c.line * 1000 + u.n,
+    c.line,
+    'mutate',
+    normalise_path(
+        CASE WHEN c.cwd IS NOT NULL AND NOT starts_with(u.path, '/') THEN c.cwd || '/' || u.path
+            ELSE u.path
+        END
+    ),
+    true,
+    false,
+    false,
+    NULL,
+    'tool_call',
+    'trace',
+    false,
+    NULL,
+    NULL,
+    NULL
+FROM tool_calls AS c, unnest(c.changed_paths) WITH ORDINALITY AS u(path, n)
+WHERE c.changed_paths IS NOT NULL
+UNION ALL
 SELECT trace_path, line * 1000, line, 'reset', NULL, false, false, false, NULL, reason, NULL,
-    false, NULL
+    false, NULL, NULL, NULL
 FROM rule_context_reset

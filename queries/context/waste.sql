@@ -6,7 +6,8 @@
 -- Where the trace cannot tell (no later inference, a reset in between, a count that does
 -- not grow), tokens are estimated at 4 bytes per token (`token_source` = `estimate`).
 -- The context cost is those tokens times the later inference turns of the same context
--- (up to the next compaction, task or attempt), each of which re-sent them.
+-- (up to the next compaction, task, attempt or switch to another agent's context), each of
+-- which re-sent them.
 -- @column trace_path     VARCHAR  Trace file.
 -- @column line           BIGINT   Line of the tool call.
 -- @column output_bytes   BIGINT   Bytes the call returned.
@@ -24,15 +25,18 @@ WITH timeline AS (
         output_tokens,
         output_bytes,
         duration_ms,
-        count(*) FILTER (WHERE event_type IN ('compaction', 'task_start', 'session_start'))
-            OVER (PARTITION BY trace_path ORDER BY line ROWS UNBOUNDED PRECEDING) AS context_no,
+        count(*) FILTER (WHERE event_type IN ('compaction', 'task_start', 'session_start', 'context_switch'))
+            OVER (PARTITION BY trace_path ORDER BY line RANGE UNBOUNDED PRECEDING) AS context_no,
         count(*) FILTER (WHERE event_type = 'inference')
-            OVER (PARTITION BY trace_path ORDER BY line ROWS UNBOUNDED PRECEDING) AS inferences_so_far,
-        -- the inference that made the call (same window as above: one sort for the three)
+            OVER (PARTITION BY trace_path ORDER BY line RANGE UNBOUNDED PRECEDING) AS inferences_so_far,
+        -- the inference that made the call (same window as above: one sort for the three);
+        -- RANGE: an inference and the calls it made may share a line (other agents' logs)
         max(CASE WHEN event_type = 'inference' THEN line END)
-            OVER (PARTITION BY trace_path ORDER BY line ROWS UNBOUNDED PRECEDING) AS made_by
+            OVER (PARTITION BY trace_path ORDER BY line RANGE UNBOUNDED PRECEDING) AS made_by
     FROM events
-    WHERE event_type IN ('inference', 'tool_call', 'compaction', 'task_start', 'session_start')
+    WHERE event_type IN (
+        'inference', 'tool_call', 'compaction', 'task_start', 'session_start', 'context_switch'
+    )
 ),
 contexts AS (
     SELECT

@@ -58,5 +58,6 @@ SELECT
     p.has_start AND e.line IS NOT NULL AS complete
 FROM traces AS t
 JOIN per_trace AS p USING (trace_path)
-LEFT JOIN events AS e ON e.trace_path = p.trace_path AND e.line = p.end_line
+LEFT JOIN events AS e
+    ON e.trace_path = p.trace_path AND e.line = p.end_line AND e.event_type = 'session_end'
 ORDER BY t.ordinal

@@ -22,6 +22,13 @@
 -- @column duration_ms     BIGINT   Wall time of the call.
 -- @column timestamp       BIGINT   Unix ms, as written (NULL in older traces).
 -- @column task_id         VARCHAR  Task of the call, on newer runtimes.
+-- @column call_id         VARCHAR  The source's id of the call: the line's `event_id` (Murmur), the
+--                                  `tool_use` id (Claude Code), `call_id` (Codex), action id (OpenHands).
+-- @column cwd             VARCHAR  Working directory of the call, where the format records it.
+-- @column result_whole    BOOLEAN  The call returned its whole resource, where the format says (else NULL).
+-- @column changed_paths   VARCHAR[] Files the call changed besides its resource, where the format says (a Codex patch).
+-- @column first_line      BIGINT   First line of its file a read returned, where the format says.
+-- @column last_line       BIGINT   Last line it returned (NULL with first_line: to the end of the file).
 WITH candidates AS (
     SELECT
         *,
@@ -94,5 +101,11 @@ SELECT
     output_bytes,
     duration_ms,
     timestamp,
-    task_id
+    task_id,
+    event_id AS call_id,
+    cwd,
+    result_whole,
+    changed_paths,
+    first_line,
+    last_line
 FROM calls

@@ -28,6 +28,11 @@
 -- @column input        JSON     A tool call's input, verbatim.
 -- @column state_effect VARCHAR  A tool call's declared effect, when a string.
 -- @column resource_id  VARCHAR  A tool call's declared resource, when a string.
+-- @column cwd          VARCHAR  Working directory of a command (NULL here: other formats' readers set it).
+-- @column result_whole BOOLEAN  The call returned its whole resource (NULL here: the query rules decide).
+-- @column changed_paths VARCHAR[] Files a call changed besides its resource (NULL here; a Codex patch).
+-- @column first_line   BIGINT   First line of its file a read returned (NULL here: unknown).
+-- @column last_line    BIGINT   Last line it returned (NULL: to the end, or unknown).
 WITH files AS (
     SELECT
         filename AS trace_path,
@@ -198,7 +203,12 @@ SELECT
     rare.reopen_count,
     rare.hook_name,
     rare.reason,
-    rare.reopen_number
+    rare.reopen_number,
+    NULL::VARCHAR AS cwd,
+    NULL::BOOLEAN AS result_whole,
+    NULL::VARCHAR[] AS changed_paths,
+    NULL::BIGINT AS first_line,
+    NULL::BIGINT AS last_line
 FROM named
 UNION ALL BY NAME
 SELECT trace_path, 0 AS line, 'not valid UTF-8 text' AS problem

@@ -9,6 +9,8 @@
 -- opened come in the variable `file_errors` (path, code, message).
 -- @column trace_path   VARCHAR    The trace file, as given.
 -- @column ordinal      BIGINT     Position of the file in the request.
+-- @column format       VARCHAR    The reader of its format (`murmur`, `claude_code`, `codex`, `openhands`;
+--                                 variable `trace_formats`); NULL for a file that could not be opened.
 -- @column session_id   VARCHAR    The trace's session id (see above).
 -- @column events       BIGINT     Number of readable events.
 -- @column error_code   VARCHAR    NULL when the trace can be analysed, else E-TRC-001 / E-IO-003.
@@ -42,6 +44,7 @@ judged AS (
 SELECT
     a.trace_path,
     a.ordinal,
+    getvariable('trace_formats')[a.ordinal] AS format,
     coalesce(
         p.start_session_id,
         p.any_session_id,

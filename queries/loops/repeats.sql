@@ -13,6 +13,7 @@
 -- @column session_id      VARCHAR  Session.
 -- @column trace_path      VARCHAR  Trace file.
 -- @column line            BIGINT   Line of the repeated call.
+-- @column call_id         VARCHAR  The source's id of the call (`event_id`, `tool_use` id, Codex `call_id`, OpenHands action id); NULL when none.
 -- @column turn            BIGINT   Its turn.
 -- @column tool_name       VARCHAR  Its tool.
 -- @column resource        VARCHAR  Its resolved resource, when it has one.
@@ -73,6 +74,7 @@ SELECT
     f.session_id,
     f.trace_path,
     f.line,
+    f.call_id,
     f.turn,
     f.tool_name,
     f.resource,

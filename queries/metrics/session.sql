@@ -107,5 +107,6 @@ SELECT
     coalesce(r.redundant_context_tokens, 0) AS redundant_context_tokens
 FROM sessions AS s
 LEFT JOIN calls AS c USING (trace_path)
-LEFT JOIN events AS k ON k.trace_path = c.trace_path AND k.line = c.compaction_line
+LEFT JOIN events AS k
+    ON k.trace_path = c.trace_path AND k.line = c.compaction_line AND k.event_type = 'compaction'
 LEFT JOIN redundant AS r ON r.trace_path = s.trace_path

@@ -10,6 +10,7 @@
 -- @column session_id      VARCHAR  Session of the redundant call.
 -- @column trace_path      VARCHAR  Trace file.
 -- @column line            BIGINT   Line of the redundant tool call.
+-- @column call_id         VARCHAR  The source's id of the call (`event_id`, `tool_use` id, Codex `call_id`, OpenHands action id); NULL when none.
 -- @column turn            BIGINT   Its turn.
 -- @column tool_name       VARCHAR  Its tool, as written.
 -- @column resource        VARCHAR  The resource read again (normalised when guessed).
@@ -145,6 +146,9 @@ matched AS (
             (SELECT enabled FROM context_rules WHERE name = 'same_request') IS NOT TRUE
             OR (p.whole AND (c.whole OR (c.is_file AND NOT c.metadata)))
             OR p.request = c.request
+            -- lines within the lines an earlier read returned
+            OR (p.first_line <= c.first_line
+                AND (p.last_line IS NULL OR c.last_line <= p.last_line))
         )
     GROUP BY ALL
     UNION ALL
@@ -203,6 +207,7 @@ SELECT
     t.session_id,
     f.trace_path,
     f.line,
+    t.call_id,
     t.turn,
     t.tool_name,
     f.identity AS resource,

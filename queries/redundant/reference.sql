@@ -9,6 +9,7 @@
 -- @column session_id      VARCHAR  Session of the redundant call.
 -- @column trace_path      VARCHAR  Trace file of the call.
 -- @column line            BIGINT   Line of the redundant call.
+-- @column call_id         VARCHAR  The source's id of the call (`event_id`, `tool_use` id, Codex `call_id`, OpenHands action id); NULL when none.
 -- @column turn            BIGINT   Turn of the redundant call.
 -- @column tool_name       VARCHAR  Tool, as written.
 -- @column resource        VARCHAR  The identity read again.
@@ -32,6 +33,7 @@ SELECT
     session_id,
     trace_path,
     line,
+    call_id,
     turn,
     tool_name,
     resource,

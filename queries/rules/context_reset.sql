@@ -4,10 +4,13 @@
 -- persistent capsule) or a `session_start` (a new attempt, after a reopen), the model no
 -- longer holds what it read before, so reading it again is not redundant. Example: read
 -- `src/a.rs`, compaction, read `src/a.rs`: the second read is needed (the reference flags it).
+-- A `context_switch` (another agent's log: the lines after it belong to another agent's
+-- context, an inline subagent, or back) counts as a reset too: neither context holds what
+-- the other read.
 -- @column trace_path VARCHAR  Trace file.
 -- @column line       BIGINT   Line of the reset.
--- @column reason     VARCHAR  `compaction`, `task_start` or `session_start`.
+-- @column reason     VARCHAR  `compaction`, `task_start`, `session_start` or `context_switch`.
 SELECT trace_path, line, event_type AS reason
 FROM events
-WHERE event_type IN ('compaction', 'task_start', 'session_start')
+WHERE event_type IN ('compaction', 'task_start', 'session_start', 'context_switch')
     AND (SELECT enabled FROM context_rules WHERE name = 'context_reset')

@@ -15,7 +15,9 @@
 -- search, and an unknown path is treated as a directory. So `find_references` after
 -- `find_definition` of one symbol, a search in a directory after listing it, a read of a
 -- file after a `grep` in it, or after its `stat`, are not redundant; a `grep` after
--- reading the file is, and so is `read_file` after `fs_cat` of the same file. A read of
+-- reading the file is, and so is `read_file` after `fs_cat` of the same file. Where the
+-- log says what a read returned (other agents' logs: the whole file, or lines 40 to 80),
+-- that wins, and a read of lines within the lines an earlier read returned is held. A read of
 -- metadata (`fs_stat`) is held only by the same request: the content does not hold it.
 -- @column trace_path VARCHAR  Trace file.
 -- @column line       BIGINT   Line of the call.
@@ -23,12 +25,17 @@
 -- @column whole      BOOLEAN  The call read the whole resource (always true when the rule is off).
 -- @column asks_nothing_else BOOLEAN  Its input holds nothing but its resource, an operation name and a byte cap it stayed below.
 -- @column metadata   BOOLEAN  Its name says it reads metadata (`stat`, `info`, `exists`, ...): no read of the content holds it (always false when the rule is off).
+-- @column first_line BIGINT   First line of the file the read returned, when known (NULL when the rule is off).
+-- @column last_line  BIGINT   Last line it returned; NULL with first_line: to the end.
 WITH requests AS (
     SELECT
         trace_path,
         line,
         tool_name,
         output_bytes,
+        result_whole,
+        first_line,
+        last_line,
         CASE WHEN json_type(input) = 'OBJECT' THEN
             map_from_entries(list_filter(
                 map_entries(json_transform(input, '"MAP(VARCHAR, JSON)"')),
@@ -72,7 +79,8 @@ SELECT
         THEN coalesce(tool_name, '') || ' ' || coalesce(to_json(rest)::VARCHAR, '{}')
     END AS request,
     NOT (SELECT enabled FROM context_rules WHERE name = 'same_request')
-        OR (
+        -- what the log says the call returned (the whole file, or not) wins
+        OR coalesce(result_whole, (
             coalesce(len(extra), 0) = 0
             AND list_has_any(words, ['read', 'cat', 'view', 'open', 'get', 'show', 'load',
                 'fetch', 'dump', 'display', 'print', 'content', 'contents'])
@@ -80,9 +88,12 @@ SELECT
                 'exist', 'size', 'mtime', 'perms', 'permissions', 'owner', 'hash', 'checksum',
                 'count', 'list', 'ls', 'dir', 'tree', 'search', 'find', 'grep', 'glob', 'head',
                 'tail', 'range', 'lines', 'symbols', 'outline', 'diff'])
-        ) AS whole,
+        )) AS whole,
     coalesce(len(extra), 0) = 0 AS asks_nothing_else,
     coalesce((SELECT enabled FROM context_rules WHERE name = 'same_request'), false)
         AND list_has_any(words, ['stat', 'stats', 'info', 'metadata', 'meta', 'exists', 'exist',
-            'size', 'mtime', 'perms', 'permissions', 'owner']) AS metadata
+            'size', 'mtime', 'perms', 'permissions', 'owner']) AS metadata,
+    CASE WHEN (SELECT enabled FROM context_rules WHERE name = 'same_request') THEN first_line END
+        AS first_line,
+    last_line
 FROM asked

@@ -18,7 +18,8 @@
 --
 -- A script is split into simple commands at `&&`, `||`, `;`, `|`, `&` and newlines outside
 -- quotes (here-document bodies set aside); `cd DIR` moves what later commands of the
--- script name; words are split as the runtime splits them. Then:
+-- script name (relative paths start from where the log says the command ran, `cwd` in other
+-- agents' logs); words are split as the runtime splits them. Then:
 -- - output redirection (`> f`, `>> f`) changes `f`; `< f` reads it whole;
 -- - reads: `cat`/`bat`/`less`/`nl` read their files whole; `head`, `tail`, `grep`, `rg`,
 --   `sed -n`, `awk`, `wc`, `sort`, `diff`, checksums read part of them; `ls`/`tree`/`find`
@@ -73,10 +74,14 @@ WITH ordered AS (
         command,
         exit_code,
         stdout_bytes,
+        cwd,
+        -- RANGE: a call and the shell event it ran may share a line (other agents' logs put
+        -- both at the line of the call)
         max(CASE WHEN event_type = 'tool_call' THEN line END) OVER (
-            PARTITION BY trace_path ORDER BY line ROWS UNBOUNDED PRECEDING
+            PARTITION BY trace_path ORDER BY line RANGE UNBOUNDED PRECEDING
         ) AS call_line,
-        lead(event_type) OVER (PARTITION BY trace_path ORDER BY line) AS next_type
+        lead(event_type) OVER (PARTITION BY trace_path ORDER BY line, event_type = 'shell')
+            AS next_type
     FROM events
     WHERE event_type IN ('tool_call', 'shell')
         AND (SELECT enabled FROM context_rules WHERE name = 'shell_inference')
@@ -88,6 +93,7 @@ shell AS (
         call_line,
         exit_code,
         stdout_bytes,
+        cwd,
         true AS known,
         regexp_extract(coalesce("binary", ''), '[^/]+$') AS program,
         trim(coalesce(command, '')) AS command
@@ -101,6 +107,7 @@ shell AS (
         line,
         NULL,
         NULL,
+        cwd,
         false,
         tool_name,
         trim(input ->> '$.command')
@@ -117,7 +124,7 @@ shell AS (
 -- into commands; another binary ran once, with its argument list
 pipelines AS (
     SELECT
-        s.trace_path, s.line, s.call_line, s.exit_code, s.stdout_bytes, s.known,
+        s.trace_path, s.line, s.call_line, s.exit_code, s.stdout_bytes, s.cwd, s.known,
         p.pipeline, p.n
     FROM shell AS s,
         unnest(regexp_extract_all(
@@ -134,7 +141,7 @@ pipelines AS (
 ),
 segments AS (
     SELECT
-        p.trace_path, p.line, p.call_line, p.exit_code, p.stdout_bytes, p.known,
+        p.trace_path, p.line, p.call_line, p.exit_code, p.stdout_bytes, p.cwd, p.known,
         p.n * 1000 + c.k AS seq,
         trim(c.segment) AS segment,
         trim(p.pipeline) AS pipeline,
@@ -148,7 +155,7 @@ segments AS (
         )) WITH ORDINALITY AS c(segment, k)
     UNION ALL
     SELECT
-        trace_path, line, call_line, exit_code, stdout_bytes, known, 1,
+        trace_path, line, call_line, exit_code, stdout_bytes, cwd, known, 1,
         program || ' ' || command,
         program || ' ' || command,
         false,
@@ -190,12 +197,13 @@ unquoted AS (
     FROM parsed
 ),
 commands AS (
-    -- Skip `VAR=value` assignments and wrappers (`sudo`, `env`, `time`, `timeout 60`, ...).
+    -- Skip `VAR=value` assignments and wrappers (`sudo`, `env`, `time`, `timeout 60`,
+    -- `xargs`: what `xargs cat` does is what `cat` does to the files it is given).
     SELECT
         *,
         all_tokens[coalesce(list_position(list_transform(all_tokens, lambda t, i: NOT (
             regexp_full_match(t, '[A-Za-z_][A-Za-z0-9_]*=.*')
-            OR t IN ('sudo', 'env', 'time', 'nohup', 'command', 'exec', 'nice', 'timeout')
+            OR t IN ('sudo', 'env', 'time', 'nohup', 'command', 'exec', 'nice', 'timeout', 'xargs')
             OR (i > 1 AND all_tokens[i - 1] = 'timeout' AND regexp_full_match(t, '[0-9.]+[smhd]?'))
         )), true), len(all_tokens) + 1):] AS tokens
     FROM unquoted
@@ -216,13 +224,14 @@ located AS (
     SELECT
         *,
         list_reduce(
-            ['.'] || list_filter(coalesce(dirs, []), lambda d: d IS NOT NULL),
-            lambda cwd, d: CASE
-                WHEN cwd IS NULL OR regexp_matches(d, '^[~-]$|^~/|[$`*?]') THEN NULL
+            -- from where the log says the command ran (other agents' logs), else as written
+            [coalesce(cwd, '.')] || list_filter(coalesce(dirs, []), lambda d: d IS NOT NULL),
+            lambda here, d: CASE
+                WHEN here IS NULL OR regexp_matches(d, '^[~-]$|^~/|[$`*?]') THEN NULL
                 WHEN starts_with(d, '/') THEN d
-                ELSE cwd || '/' || d
+                ELSE here || '/' || d
             END
-        ) AS cwd
+        ) AS here
     FROM moves
 ),
 words AS (
@@ -295,6 +304,9 @@ classified AS (
             WHEN program = 'go' AND subcommand IN ('test', 'vet', 'build', 'list', 'version', 'env')
                 THEN 'build'
             WHEN program IN ('npm', 'yarn', 'pnpm') AND subcommand = 'test' THEN 'build'
+            WHEN program = 'mix' AND subcommand IN ('compile', 'test', 'credo', 'dialyzer',
+                'xref', 'help', 'deps.tree') THEN 'build'
+            WHEN program = 'mix' AND subcommand = 'format' THEN 'format_sub'
             WHEN regexp_full_match(program, 'python[0-9.]*') AND len(args) >= 2 AND args[1] = '-m'
                 AND args[2] IN ('pytest', 'unittest', 'mypy', 'compileall', 'py_compile',
                     'pyflakes', 'pylint', 'flake8', 'doctest', 'json.tool', 'tabnanny')
@@ -352,7 +364,7 @@ effects AS (
         c.exit_code,
         c.known,
         c.seq,
-        c.cwd,
+        c.here,
         c.to_file,
         -- a whole file shown to the model: not piped on, not cut at the runtime's 16 KiB
         NOT c.piped AND coalesce(c.stdout_bytes, 0) < 16384 AS shown_whole,
@@ -426,9 +438,9 @@ resolved AS (
         f.effect.whole AS effect_whole,
         CASE
             WHEN f.effect.kind IN ('mutate_all', 'mutate_listings') THEN NULL
-            WHEN e.cwd IS NULL AND NOT starts_with(f.effect.path, '/') THEN NULL
-            WHEN starts_with(f.effect.path, '/') OR e.cwd = '.' THEN f.effect.path
-            ELSE e.cwd || '/' || f.effect.path
+            WHEN e.here IS NULL AND NOT starts_with(f.effect.path, '/') THEN NULL
+            WHEN starts_with(f.effect.path, '/') OR e.here = '.' THEN f.effect.path
+            ELSE e.here || '/' || f.effect.path
         END AS path
     FROM effects AS e, unnest(e.found) WITH ORDINALITY AS f(effect, n)
 ),

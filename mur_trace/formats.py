@@ -1,0 +1,140 @@
+"""Other agents' session logs: which format a file is in, and where the agents keep them.
+
+Each format but Murmur's own is read by one SQL file, `queries/formats/<format>.sql`, into
+the same `events` rows as a Murmur trace (see `load.load_traces`). Here: recognising the
+format from a file's first line, and listing the session files of the agents' usual places.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from .errors import E_TRC_001, MurTraceError
+
+#: Format names as `--format-in` takes them -> the reader's name (queries/formats/<name>.sql);
+#: `murmur` is read by queries/load/lines.sql.
+FORMATS: dict[str, str] = {
+    "murmur": "murmur",
+    "claude-code": "claude_code",
+    "codex": "codex",
+    "openhands": "openhands",
+}
+
+#: The name of Murmur's trace files.
+MURMUR_TRACE = "trace.jsonl"
+
+#: How much of a file's start is read to recognise its format (a first line longer than
+#: this is recognised from its first keys).
+HEAD_BYTES = 1 << 16
+
+_CLAUDE_TYPES = {
+    "summary",
+    "file-history-snapshot",
+    "queue-operation",
+    "user",
+    "assistant",
+    "system",
+    "progress",
+}
+
+
+def reader(name: str) -> str:
+    """The reader of a `--format-in` name; an unknown name is E-TRC-001."""
+    if name not in FORMATS:
+        raise MurTraceError(
+            E_TRC_001, f"unknown format {name!r}; known formats: {', '.join(FORMATS)}"
+        )
+    return FORMATS[name]
+
+
+def _of_object(first: dict) -> str | None:
+    if "event_type" in first:
+        return "murmur"
+    if "payload" in first and "type" in first:
+        return "codex"
+    if "instance_id" in first and "history" in first:
+        return "openhands"
+    if "sessionId" in first or "parentUuid" in first or first.get("type") in _CLAUDE_TYPES:
+        return "claude_code"
+    return None
+
+
+def _of_prefix(head: str) -> str | None:
+    """A first line too long to parse here: its opening keys tell."""
+    start = head.lstrip()[:400]
+    for marker, name in (
+        ('"event_type"', "murmur"),
+        ('"instance_id"', "openhands"),
+        ('"payload"', "codex"),
+        ('"parentUuid"', "claude_code"),
+        ('"sessionId"', "claude_code"),
+    ):
+        if marker in start:
+            return name
+    return None
+
+
+def detect(path: str | os.PathLike[str]) -> str:
+    """The reader of a session file, from its first line: `murmur`, `claude_code`, `codex`
+    or `openhands`. What cannot be recognised (an empty file, a first line that is not a
+    JSON object, no file at all) is read as Murmur's, whose loader names what is wrong.
+    A file named `trace.jsonl`, the name Murmur's runtime gives its traces, is not opened
+    (a workdir of 20,000 sessions would open every trace once more)."""
+    if os.path.basename(path) == MURMUR_TRACE:
+        return "murmur"
+    try:
+        with open(path, "rb") as f:
+            head = f.read(HEAD_BYTES)
+    except OSError:
+        return "murmur"
+    text = head.decode("utf-8", errors="replace")
+    first, newline, _ = text.lstrip().partition("\n")
+    if newline or len(head) < HEAD_BYTES:
+        try:
+            value = json.loads(first)
+        except ValueError:
+            return "murmur"
+        return (_of_object(value) if isinstance(value, dict) else None) or "murmur"
+    return _of_prefix(first) or "murmur"
+
+
+# ── the agents' usual places ──────────────────────────────────────────────────
+
+
+def subagent_files(session_file: Path) -> list[str]:
+    """A Claude Code session's subagents (`<session>/subagents/agent-*.jsonl`), sorted."""
+    folder = session_file.with_suffix("") / "subagents"
+    if not folder.is_dir():
+        return []
+    return sorted(str(p) for p in folder.glob("*.jsonl") if p.is_file())
+
+
+def with_subagents(path: Path) -> list[str]:
+    """A session file, then its Claude Code subagents' files when it has any."""
+    return [str(path), *(subagent_files(path) if path.suffix == ".jsonl" else [])]
+
+
+def agent_sessions(directory: Path) -> list[str] | None:
+    """The session files of an agent's directory, or None when it is not one.
+
+    A Claude Code project directory (`~/.claude/projects/<project>/`: `<session>.jsonl`
+    files, each with its `<session>/subagents/`), a directory of them
+    (`~/.claude/projects/`), a Codex sessions tree (`~/.codex/sessions/YYYY/MM/DD/
+    rollout-*.jsonl`), or any directory holding `*.jsonl` session files below it: every
+    such file, sorted by path, each session's subagents after it.
+    """
+    files = sorted(p for p in directory.rglob("*.jsonl") if p.is_file())
+    if not files:
+        return None
+    subagents = {p for p in files if p.parent.name == "subagents"}
+    found: list[str] = []
+    for path in files:
+        if path in subagents:
+            continue
+        found.extend(with_subagents(path))
+    # subagent files whose session file is not there are sessions of their own
+    listed = set(found)
+    found.extend(str(p) for p in sorted(subagents) if str(p) not in listed)
+    return found

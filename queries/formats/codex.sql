@@ -1,0 +1,328 @@
+-- Codex CLI sessions (`~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl`) as Murmur events.
+--
+-- Reads the lines of `source_lines` whose format is `codex` (`{timestamp, type, payload}`)
+-- and lands rows shaped like queries/load/lines.sql's. Events keep the line of the file
+-- that holds them (several events can share one):
+-- - `session_start` at the first line (`session_meta`: id, `cli_version`, the first
+--   `turn_context` model), `session_end` at the last (totals counted; `exit_status` NULL);
+-- - one `inference` per model response: a run of `response_item`s the model wrote
+--   (reasoning, assistant message, function and custom tool calls, web searches) that no
+--   input (a call's output, a user or developer message) or `token_count` event
+--   interrupts; at its first line, with the `last_token_usage` of the `token_count` that
+--   closes it (`input_tokens` counts cached input too; none in logs without them);
+-- - one `tool_call` per `function_call` or `custom_tool_call`, at its line, `event_id` its
+--   `call_id`, `input` the parsed `arguments` (a custom tool's text as `{"input": …}`),
+--   status from the `exec_command_end` / `patch_apply_end` event or the output's
+--   "Process exited with code N" (`error` when not 0); `write_stdin` calls that poll a
+--   running command are not calls: their output counts toward the command's;
+-- - an `exec_command` (or the older `shell`) is followed (same line) by a `shell` event as
+--   Murmur's runtime writes a shell interpreter tool: `binary` the shell, `command` the
+--   script, `cwd` the call's `workdir` (else the session's), `exit_code`;
+-- - `apply_patch` changes the files its `*** Add/Update/Delete File:` and `*** Move to:`
+--   headers name (`changed_paths`, in the call's working directory);
+-- - a `compacted` line is a `compaction` (the model's context was summarised).
+-- A line that is not JSON is a problem of the trace, as for Murmur traces.
+-- @column trace_path    VARCHAR    The session file.
+-- @column line          BIGINT     Line of the file holding the event.
+-- @column problem       VARCHAR    NULL, or what is wrong with the line.
+-- @column torn          BOOLEAN    Not JSON and the last piece of a file with no newline at its end.
+-- @column event_type    VARCHAR    session_start, inference, tool_call, shell, compaction, session_end.
+-- @column event_id      VARCHAR    A tool call's `call_id`.
+-- @column cwd           VARCHAR    Working directory of a command or patch.
+-- @column changed_paths VARCHAR[]  Files an apply_patch changed.
+WITH src AS (
+    SELECT trace_path, line, raw, final_piece
+    FROM source_lines
+    WHERE format = 'codex'
+),
+parsed AS (
+    SELECT
+        trace_path,
+        line,
+        raw,
+        final_piece,
+        try(json_transform(raw, '{
+            "timestamp": "VARCHAR", "type": "VARCHAR",
+            "payload": {
+                "type": "VARCHAR", "id": "VARCHAR", "cwd": "VARCHAR", "cli_version": "VARCHAR",
+                "model": "VARCHAR", "role": "VARCHAR", "name": "VARCHAR", "call_id": "VARCHAR",
+                "arguments": "VARCHAR", "input": "VARCHAR", "output": "JSON",
+                "exit_code": "BIGINT", "success": "BOOLEAN", "command": "VARCHAR[]",
+                "aggregated_output": "VARCHAR",
+                "info": {"last_token_usage": {"input_tokens": "BIGINT", "output_tokens": "BIGINT"}}
+            }
+        }')) AS j
+    FROM src
+    WHERE raw IS NOT NULL
+),
+entries AS MATERIALIZED (
+    SELECT
+        trace_path,
+        line,
+        j.type,
+        j.payload AS p,
+        epoch_ms(try_cast(j.timestamp AS TIMESTAMPTZ)) AS ts,
+        -- a response the model wrote, an input to it, or neither
+        CASE
+            WHEN j.type = 'response_item' AND (
+                j.payload.type IN ('reasoning', 'function_call', 'custom_tool_call',
+                                   'web_search_call', 'local_shell_call')
+                OR (j.payload.type = 'message' AND j.payload.role = 'assistant')
+            ) THEN 'model'
+            WHEN j.type = 'response_item' THEN 'input'
+            WHEN j.type = 'event_msg' AND j.payload.type = 'token_count' THEN 'tokens'
+            WHEN j.type = 'compacted' THEN 'input'
+        END AS role
+    FROM parsed
+    WHERE j IS NOT NULL
+),
+runs AS MATERIALIZED (
+    -- model responses: runs of model items between inputs and token counts
+    SELECT
+        *,
+        count(*) FILTER (WHERE role IN ('input', 'tokens')) OVER (
+            PARTITION BY trace_path ORDER BY line ROWS UNBOUNDED PRECEDING
+        ) AS breaks
+    FROM entries
+    WHERE role IS NOT NULL
+),
+responses AS (
+    SELECT
+        r.trace_path,
+        r.breaks,
+        min(r.line) AS line,
+        arg_min(r.ts, r.line) AS ts,
+        row_number() OVER (PARTITION BY r.trace_path ORDER BY min(r.line)) - 1 AS turn,
+        arg_min(r.p.name, r.line) FILTER (
+            WHERE r.p.type IN ('function_call', 'custom_tool_call') AND r.p.name <> 'write_stdin'
+        ) AS tool_name
+    FROM runs AS r
+    WHERE r.role = 'model'
+    GROUP BY r.trace_path, r.breaks
+),
+usage AS (
+    -- the token count that closes a response is the first break after it
+    SELECT trace_path, breaks - 1 AS breaks, p.info.last_token_usage AS tokens
+    FROM runs
+    WHERE role = 'tokens'
+),
+context AS (
+    SELECT
+        trace_path,
+        arg_min(p.id, line) FILTER (WHERE type = 'session_meta') AS session_id,
+        arg_min(p.cli_version, line) FILTER (WHERE type = 'session_meta') AS version,
+        arg_min(p.cwd, line) FILTER (WHERE type IN ('session_meta', 'turn_context')) AS cwd,
+        arg_min(p.model, line) FILTER (WHERE type = 'turn_context') AS model,
+        min(line) AS first_line,
+        max(line) AS last_line,
+        min(ts) AS first_ts,
+        max(ts) AS last_ts
+    FROM entries
+    GROUP BY trace_path
+),
+outputs AS (
+    SELECT
+        trace_path,
+        p.call_id,
+        arg_min(ts, line) AS ts,
+        arg_min(CASE WHEN json_type(p.output) = 'VARCHAR' THEN p.output ->> '$'
+            ELSE p.output::VARCHAR END, line) AS text
+    FROM entries
+    WHERE type = 'response_item' AND p.type IN ('function_call_output', 'custom_tool_call_output')
+    GROUP BY ALL
+),
+ends AS (
+    SELECT
+        trace_path,
+        p.call_id,
+        arg_min(ts, line) AS ts,
+        arg_min(p.exit_code, line) AS exit_code,
+        arg_min(p.success, line) AS success,
+        arg_min(p.command, line) AS command,
+        arg_min(p.aggregated_output, line) AS aggregated_output
+    FROM entries
+    WHERE type = 'event_msg' AND p.type IN ('exec_command_end', 'patch_apply_end')
+    GROUP BY ALL
+),
+calls AS MATERIALIZED (
+    SELECT
+        e.trace_path,
+        e.line,
+        e.ts,
+        e.p.call_id,
+        e.p.name AS tool_name,
+        CASE WHEN e.p.type = 'custom_tool_call' THEN json_object('input', e.p.input)
+            ELSE try_cast(e.p.arguments AS JSON) END AS input,
+        e.p.input AS custom_input,
+        r.turn
+    FROM runs AS e
+    LEFT JOIN responses AS r USING (trace_path, breaks)
+    WHERE e.type = 'response_item' AND e.p.type IN ('function_call', 'custom_tool_call')
+),
+polls AS (
+    -- what polls of a running command (write_stdin with its session id) returned
+    SELECT
+        c.trace_path,
+        c.input ->> '$.session_id' AS process,
+        sum(strlen(o.text)) AS bytes,
+        max(o.ts) AS ts,
+        arg_max(
+            try_cast(regexp_extract(o.text, 'Process exited with code (-?[0-9]+)', 1) AS BIGINT),
+            c.line
+        ) FILTER (WHERE regexp_matches(o.text, 'Process exited with code')) AS exit_code
+    FROM calls AS c
+    JOIN outputs AS o USING (trace_path, call_id)
+    WHERE c.tool_name = 'write_stdin' AND c.input ->> '$.session_id' IS NOT NULL
+    GROUP BY ALL
+),
+detailed AS (
+    SELECT
+        c.*,
+        o.call_id IS NOT NULL OR d.call_id IS NOT NULL AS answered,
+        d.command AS end_command,
+        coalesce(
+            d.exit_code,
+            try_cast(regexp_extract(o.text, 'Process exited with code (-?[0-9]+)', 1) AS BIGINT),
+            q.exit_code,
+            CASE WHEN d.success IS NOT NULL THEN CASE WHEN d.success THEN 0 ELSE 1 END END,
+            CASE WHEN json_valid(o.text) THEN try_cast(json_extract(o.text, '$.metadata.exit_code') AS BIGINT) END
+        ) AS exit_code,
+        coalesce(strlen(d.aggregated_output), strlen(o.text) + coalesce(q.bytes, 0))
+            AS output_bytes,
+        greatest(d.ts, o.ts, q.ts) - c.ts AS duration_ms,
+        coalesce(c.input ->> '$.workdir', x.cwd) AS cwd
+    FROM calls AS c
+    LEFT JOIN outputs AS o USING (trace_path, call_id)
+    LEFT JOIN ends AS d USING (trace_path, call_id)
+    LEFT JOIN polls AS q
+        ON q.trace_path = c.trace_path
+        AND q.process = regexp_extract(o.text, 'Process running with session ID ([0-9]+)', 1)
+    LEFT JOIN context AS x USING (trace_path)
+    WHERE c.tool_name <> 'write_stdin'
+),
+shells AS (
+    -- the shell and the script a command ran: exec_command's `cmd` (its `shell`, else the
+    -- one exec_command_end names), the older `shell` tool's argv (`bash -lc script`)
+    SELECT
+        *,
+        CASE
+            WHEN tool_name IN ('exec_command', 'local_shell') THEN coalesce(
+                input ->> '$.shell', end_command[1], 'bash'
+            )
+            ELSE (input -> '$.command') ->> '$[0]'
+        END AS "binary",
+        CASE
+            WHEN tool_name IN ('exec_command', 'local_shell') THEN input ->> '$.cmd'
+            WHEN regexp_matches((input -> '$.command') ->> '$[1]', '^-\w*c$')
+                THEN (input -> '$.command') ->> '$[2]'
+            ELSE array_to_string(json_extract_string(input, '$.command[*]')[2:], ' ')
+        END AS command
+    FROM detailed
+    WHERE tool_name IN ('exec_command', 'shell', 'local_shell')
+),
+patched AS (
+    SELECT
+        trace_path,
+        line,
+        list_transform(
+            regexp_extract_all(
+                custom_input, '(?m)^\*\*\* (?:Add File|Update File|Delete File|Move to): (.+)$', 1
+            ),
+            lambda f: trim(f)
+        ) AS changed_paths
+    FROM calls
+    WHERE tool_name = 'apply_patch'
+),
+events AS (
+    SELECT
+        trace_path, first_line AS line, 'session_start' AS event_type, first_ts AS timestamp,
+        'codex' AS capsule_name, version AS capsule_version, model
+    FROM context
+    UNION ALL BY NAME
+    SELECT
+        r.trace_path, r.line, 'inference' AS event_type, r.ts AS timestamp, r.turn,
+        u.tokens.input_tokens AS input_tokens, u.tokens.output_tokens AS output_tokens,
+        CASE WHEN r.tool_name IS NOT NULL THEN 'tool_call' ELSE 'end_turn' END AS decision,
+        r.tool_name
+    FROM responses AS r
+    LEFT JOIN usage AS u USING (trace_path, breaks)
+    UNION ALL BY NAME
+    SELECT
+        d.trace_path,
+        d.line,
+        'tool_call' AS event_type,
+        d.ts AS timestamp,
+        coalesce(d.turn, 0) AS turn,
+        d.call_id AS event_id,
+        d.tool_name,
+        d.input,
+        strlen(d.input::VARCHAR) AS input_bytes,
+        d.output_bytes,
+        d.duration_ms,
+        CASE
+            WHEN NOT d.answered THEN NULL
+            WHEN coalesce(d.exit_code, 0) <> 0 THEN 'error'
+            ELSE 'ok'
+        END AS status,
+        d.cwd,
+        p.changed_paths
+    FROM detailed AS d
+    LEFT JOIN patched AS p USING (trace_path, line)
+    UNION ALL BY NAME
+    SELECT
+        trace_path, line, 'shell' AS event_type, ts AS timestamp, coalesce(turn, 0) AS turn,
+        "binary", command, CASE WHEN answered THEN exit_code END AS exit_code,
+        output_bytes AS stdout_bytes, duration_ms, cwd
+    FROM shells
+    UNION ALL BY NAME
+    SELECT trace_path, line, 'compaction' AS event_type, ts AS timestamp
+    FROM entries
+    WHERE type = 'compacted'
+    UNION ALL BY NAME
+    SELECT
+        x.trace_path,
+        x.last_line AS line,
+        'session_end' AS event_type,
+        x.last_ts AS timestamp,
+        r.turns AS total_turns,
+        r.input_tokens AS total_input_tokens,
+        r.output_tokens AS total_output_tokens,
+        c.calls AS total_tool_calls,
+        c.shells AS total_shell_calls,
+        x.last_ts - x.first_ts AS duration_ms
+    FROM context AS x
+    LEFT JOIN (
+        SELECT
+            trace_path,
+            count(*) AS turns,
+            sum(u.tokens.input_tokens) AS input_tokens,
+            sum(u.tokens.output_tokens) AS output_tokens
+        FROM responses
+        LEFT JOIN usage AS u USING (trace_path, breaks)
+        GROUP BY trace_path
+    ) AS r USING (trace_path)
+    LEFT JOIN (
+        SELECT
+            trace_path,
+            count(*) AS calls,
+            count(*) FILTER (WHERE tool_name IN ('exec_command', 'shell', 'local_shell')) AS shells
+        FROM detailed
+        GROUP BY trace_path
+    ) AS c USING (trace_path)
+)
+SELECT
+    e.*,
+    x.session_id,
+    NULL::VARCHAR AS problem,
+    false AS torn
+FROM events AS e
+LEFT JOIN context AS x USING (trace_path)
+UNION ALL BY NAME
+SELECT
+    s.trace_path,
+    s.line,
+    CASE WHEN s.raw IS NULL THEN 'not valid UTF-8 text' ELSE 'not valid JSON' END AS problem,
+    s.raw IS NOT NULL AND s.final_piece AS torn
+FROM src AS s
+LEFT JOIN parsed AS p USING (trace_path, line)
+WHERE s.raw IS NULL OR (p.j IS NULL AND NOT json_valid(p.raw))
