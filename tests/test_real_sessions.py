@@ -32,20 +32,6 @@ KNOWN_MISSES = {
         "`git status` names no file, so it has no identity to repeat, and `npm run build` ran "
         "between the two: a build may change any file"
     ),
-    **{
-        ("OpenHands_OpenHands__multi_swe_bench_examples_output", call): (
-            "a failed edit between the two reads: failed_calls keeps a failed write's "
-            "invalidation (it may have written part of the file), though OpenHands' editor "
-            "writes nothing when it answers ERROR"
-        )
-        for call in (
-            "ponylang__ponyc-4595/29",
-            "ponylang__ponyc-4593/44",
-            "ponylang__ponyc-4593/52",
-            "ponylang__ponyc-4593/58",
-            "ponylang__ponyc-4588/25",
-        )
-    },
 }
 
 

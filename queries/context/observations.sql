@@ -49,6 +49,8 @@ JOIN rule_path_normalisation AS p USING (trace_path, line)
 JOIN rule_declared_effects AS e USING (trace_path, line)
 JOIN rule_failed_calls AS f USING (trace_path, line)
 JOIN rule_same_request AS r USING (trace_path, line)
+-- a failed call that declared nothing did nothing a later read would see (failed_calls)
+WHERE NOT (e.effect = 'unknown' AND NOT f.observed)
 UNION ALL
 SELECT
     c.trace_path,

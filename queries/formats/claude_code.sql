@@ -232,7 +232,9 @@ events AS (
         CASE WHEN answered THEN output_bytes END AS output_bytes,
         result_ts - ts AS duration_ms,
         CASE WHEN is_error THEN 'error' WHEN answered THEN 'ok' END AS status,
-        effect AS state_effect,
+        -- declared only when the call succeeded, as Murmur's editor does: an Edit whose
+        -- text was not found wrote nothing
+        CASE WHEN NOT coalesce(is_error, false) THEN effect END AS state_effect,
         CASE WHEN tool_name IN ('NotebookRead', 'NotebookEdit')
             THEN input ->> '$.notebook_path' END AS resource_id,
         cwd,

@@ -205,7 +205,9 @@ events AS (
         strlen(c.content) AS output_bytes,
         c.result_ts - c.ts AS duration_ms,
         CASE WHEN NOT c.answered THEN NULL WHEN c.failed THEN 'error' ELSE 'ok' END AS status,
-        t.effect AS state_effect,
+        -- declared only when the call succeeded, as Murmur's editor does: a failed edit
+        -- (`ERROR: ...`) wrote nothing
+        CASE WHEN NOT c.failed THEN t.effect END AS state_effect,
         CASE WHEN c.action = 'read' THEN
             json_type(c.args, '$.view_range') IS DISTINCT FROM 'ARRAY' AND NOT c.clipped
         END AS result_whole,
