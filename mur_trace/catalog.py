@@ -130,6 +130,9 @@ def _connect(db: Path, read_only: bool) -> duckdb.DuckDBPyConnection:
                     "try again when it has finished",
                 ) from None
             raise MurTraceError(E_IO_003, f"cannot open catalog {db}: {exc}") from None
+        except duckdb.Error as exc:  # not a DuckDB file, or one DuckDB cannot open
+            reason = str(exc).splitlines()[0]
+            raise MurTraceError(E_IO_003, f"cannot open catalog {db}: {reason}") from None
 
 
 def _tables(con: duckdb.DuckDBPyConnection) -> set[str]:
@@ -140,6 +143,16 @@ def _tables(con: duckdb.DuckDBPyConnection) -> set[str]:
     return {row[0] for row in rows}
 
 
+def _holds_anything(con: duckdb.DuckDBPyConnection) -> bool:
+    """Whether the database holds a table or view of anyone's, in any schema."""
+    rows = con.execute(
+        "SELECT count(*) FROM (SELECT database_name, internal FROM duckdb_tables() "
+        "UNION ALL SELECT database_name, internal FROM duckdb_views()) "
+        "WHERE database_name = current_database() AND NOT internal"
+    ).fetchall()
+    return rows[0][0] > 0
+
+
 def _version(con: duckdb.DuckDBPyConnection, db: Path) -> int | None:
     """The schema version of the catalog `con` holds; None when it holds no tables at all.
 
@@ -148,7 +161,7 @@ def _version(con: duckdb.DuckDBPyConnection, db: Path) -> int | None:
     is an error: it is never read as a catalog, and never written.
     """
     tables = _tables(con)
-    if not tables:
+    if not tables and not _holds_anything(con):
         return None
     foreign = MurTraceError(E_IO_003, f"{db} is not a mur-trace catalog")
     if "catalog_meta" not in tables:
@@ -263,14 +276,16 @@ def ingest(
     forced = formats.reader(format_in) if format_in is not None else None
     db = Path(db)
     roots = [Path(p) for p in paths or []] or [Path(workdir or "workdir")]
-    check_target(db, roots, "write the catalog")
     # a trace is stored by its key: a file named twice, once relative and once absolute, or
     # through a link to its workdir, is one trace
-    files = [trace_key(f) for f in discover(paths, Path(workdir) if workdir else None)]
+    found = discover(paths, Path(workdir) if workdir else None)
+    check_target(db, roots, "write the catalog", files=found)
+    files = [trace_key(f) for f in found]
     report = IngestReport(skipped=check_files(files))
     if report.skipped and len(report.skipped) == len(files):  # nothing to read: say why
         raise MurTraceError(report.skipped[0].code, report.skipped[0].message)
     _check_ours(db, rebuild)
+    created = not os.path.lexists(db)  # a failed first ingest leaves no empty catalog behind
     cat = _connect(db, read_only=False)
     try:
         cat.execute("BEGIN TRANSACTION")  # a killed ingest, --rebuild too, changes nothing
@@ -331,10 +346,20 @@ def ingest(
             relations = Relations(mem)
             # lists bound as parameters, not Arrow tables built in Python: pyarrow imports
             # pandas (0.4 s) to build one from Python objects
+            # the lines of the bytes the file state was taken from: a trace still being
+            # written may have grown since, and what came after is read by the next ingest
+            # (as appended lines), not twice
+            upto = [states[p].lines + (0 if states[p].ends_with_newline else 1) for p in batch]
             mem.execute(
                 "CREATE OR REPLACE TEMP TABLE offsets AS "
-                "SELECT unnest($paths) AS trace_path, unnest($after) AS after",
-                {"paths": batch, "after": [appended_from.get(p, 0) for p in batch]},
+                "SELECT unnest($paths) AS trace_path, unnest($after) AS after, "
+                "unnest($upto) AS upto",
+                {"paths": batch, "after": [appended_from.get(p, 0) for p in batch], "upto": upto},
+            )
+            mem.execute(
+                "DELETE FROM events AS e USING offsets AS o, traces AS t "
+                "WHERE e.trace_path = o.trace_path AND t.trace_path = o.trace_path "
+                "AND t.format = 'murmur' AND e.line > o.upto"
             )
             rows = {
                 "events": mem.sql(
@@ -394,6 +419,12 @@ def ingest(
     except BaseException:
         with contextlib.suppress(duckdb.Error):
             cat.execute("ROLLBACK")
+        if created:
+            with contextlib.suppress(duckdb.Error):
+                cat.close()
+            for made in (db, Path(f"{db}.wal")):
+                with contextlib.suppress(OSError):
+                    made.unlink()
         raise
     finally:
         with contextlib.suppress(duckdb.Error):
@@ -451,6 +482,7 @@ def narrow(con: duckdb.DuckDBPyConnection, paths: list[str | os.PathLike[str]], 
     trace_paths = sorted({t for found in chosen.values() for t in found})
     con.execute("SET VARIABLE narrowed = $p", {"p": trace_paths})
     (database,) = con.execute("SELECT current_database()").fetchone()
+    database = database.replace('"', '""')  # the file's name, quoted as an identifier
     for table in STORED:
         con.execute(
             f'CREATE OR REPLACE TEMP VIEW {table} AS SELECT * FROM "{database}".main.{table} '
@@ -459,9 +491,19 @@ def narrow(con: duckdb.DuckDBPyConnection, paths: list[str | os.PathLike[str]], 
 
 
 def session_paths(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
-    """The catalog's sessions: directory name (ses_…) -> trace path."""
-    rows = con.execute("SELECT trace_path FROM main.traces WHERE error_code IS NULL").fetchall()
-    return {Path(path).parent.name: path for (path,) in rows}
+    """The catalog's sessions, by the name session arguments address: the session id (a
+    Murmur session's directory name; another agent's id), else the directory name -> trace
+    path. Traces that could not be read are there too (analysing one says why). When two
+    traces share a name (one session copied to two places), the first keeps it: the other
+    is reached by its path."""
+    rows = con.execute(
+        "SELECT trace_path, session_id FROM main.traces ORDER BY trace_path"
+    ).fetchall()
+    found: dict[str, str] = {}
+    for path, session_id in rows:
+        name = session_id if session_id and "/" not in session_id else Path(path).parent.name
+        found.setdefault(name, path)
+    return found
 
 
 def catalog_sessions(db: str | os.PathLike[str]) -> dict[str, str]:

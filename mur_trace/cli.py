@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import math
 import os
+import signal
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -44,7 +45,13 @@ from .render import (
     write_parquet,
     write_rows,
 )
-from .sessions import DEFAULT_WORKDIR, is_literal, resolve_session, select_sessions
+from .sessions import (
+    DEFAULT_WORKDIR,
+    discover,
+    is_literal,
+    resolve_session,
+    select_sessions,
+)
 from .trace import Trace
 from .writes import check_target, owned_directory
 
@@ -90,12 +97,16 @@ Policy = Enum("Policy", {name: name for name in POLICIES}, type=str)  # type: ig
 PathsArg = Annotated[
     list[Path] | None,
     typer.Argument(
+        readable=False,  # what cannot be read is skipped by the loader, with its reason
         help="Trace files, session directories or workdirs, in any mix. "
         "None: every session of --workdir.",
         show_default=False,
     ),
 ]
-WorkdirOpt = Annotated[Path, typer.Option(help="Directory holding the ses_* session directories.")]
+WorkdirOpt = Annotated[
+    Path,
+    typer.Option(readable=False, help="Directory holding the ses_* session directories."),
+]
 PolicyOpt = Annotated[
     Policy,
     typer.Option(
@@ -114,13 +125,16 @@ NoRuleOpt = Annotated[
 DbOpt = Annotated[
     Path | None,
     typer.Option(
-        "--db", help="Analyse the sessions of this catalog (see `ingest`) instead of the files."
+        "--db",
+        readable=False,
+        help="Analyse the sessions of this catalog (see `ingest`) instead of the files.",
     ),
 ]
 EffectsOpt = Annotated[
     Path | None,
     typer.Option(
         "--effects",
+        readable=False,
         help="TOML file declaring read/mutate for tools that declare nothing (context policy).",
     ),
 ]
@@ -156,7 +170,9 @@ FormatInOpt = Annotated[
 ]
 OutputOpt = Annotated[
     Path | None,
-    typer.Option("--output", "-o", help="Write to this file (required for parquet)."),
+    typer.Option(
+        "--output", "-o", readable=False, help="Write to this file (required for parquet)."
+    ),
 ]
 
 
@@ -187,15 +203,27 @@ def _errors() -> Iterator[None]:
         typer.echo(str(exc), err=True)
         raise typer.Exit(EXIT_ERROR) from None
     except (KeyboardInterrupt, duckdb.InterruptException):
-        # Ctrl-C: DuckDB stops the query it runs; nothing written stays half done
-        typer.echo(f"error[{E_INTERRUPTED}]: interrupted", err=True)
-        raise typer.Exit(EXIT_INTERRUPTED) from None
+        _interrupted()
     except (OSError, duckdb.IOException) as exc:
         if _reader_gone(exc):  # `mur-trace ... | head`: the reader has what it wanted
             _discard_stdout()
             raise typer.Exit(0) from None
-        typer.echo(f"error[{E_IO_003}]: {exc}", err=True)
+        typer.echo(f"error[{E_IO_003}]: {visible(str(exc))}", err=True)
         raise typer.Exit(EXIT_ERROR) from None
+    except duckdb.Error as exc:  # a catalog whose tables were changed, a query DuckDB refuses
+        typer.echo(f"error[{E_IO_003}]: {visible(str(exc).splitlines()[0])}", err=True)
+        raise typer.Exit(EXIT_ERROR) from None
+    except RuntimeError as exc:
+        if "interrupted" not in str(exc).lower():
+            raise
+        _interrupted()  # Ctrl-C inside a query: DuckDB stops it and says so as a RuntimeError
+
+
+def _interrupted() -> None:
+    """Ctrl-C: one line, exit 130. DuckDB stops the query it runs; a catalog is as before
+    (one transaction), a directory being written is removed."""
+    typer.echo(f"error[{E_INTERRUPTED}]: interrupted", err=True)
+    raise typer.Exit(EXIT_INTERRUPTED) from None
 
 
 def _reader_gone(exc: Exception) -> bool:
@@ -254,9 +282,9 @@ def _rules(rule: list[str] | None, no_rule: list[str] | None) -> dict[str, bool]
 def _notify(skipped: list[Skipped], warnings: list[TraceWarning], strict: bool = False) -> None:
     """Name each trace left out or read in part on stderr; with `strict`, fail on the first."""
     for left_out in skipped:
-        typer.echo(f"warning[{left_out.code}]: {left_out.message} (skipped)", err=True)
+        typer.echo(f"warning[{left_out.code}]: {visible(left_out.message)} (skipped)", err=True)
     for warning in warnings:
-        typer.echo(f"warning[{warning.code}]: {warning.message}", err=True)
+        typer.echo(f"warning[{warning.code}]: {visible(warning.message)}", err=True)
     if strict and (skipped or warnings):
         first = (skipped or warnings)[0]
         raise MurTraceError(first.code, f"{first.message} (--strict)")
@@ -296,8 +324,10 @@ def _guard(
     the inputs, for the writers that check again what they create."""
     inputs: list[Path | None] = [*(paths or ([] if db else [workdir])), db, effects]
     if output is not None:
-        known = _source(workdir, db).known or {}
-        check_target(output, [*inputs, *known.values()])
+        known = list((_source(workdir, db).known or {}).values())
+        # an existing output is compared, as a file, with every trace the inputs hold
+        files = known if db is not None or not output.exists() else discover(paths, workdir)
+        check_target(output, [*inputs, *known], files=files)
     return inputs
 
 
@@ -306,6 +336,15 @@ def _output(output: Path | None) -> Iterator[TextIO]:
     """Standard output, or the file `output` (checked by `_guard` first)."""
     if output is None:
         yield sys.stdout
+    elif output.is_fifo():
+        # a pipe nobody reads would block the command forever: open it only when read
+        try:
+            fd = os.open(output, os.O_WRONLY | os.O_NONBLOCK)
+        except OSError as exc:
+            raise MurTraceError(E_IO_003, f"cannot write {output}: no process reads it") from exc
+        os.set_blocking(fd, True)
+        with open(fd, "w", encoding="utf-8", newline="") as out:
+            yield out
     else:
         with open(output, "w", encoding="utf-8", newline="") as out:
             yield out
@@ -408,7 +447,7 @@ def check(
     no_rule: NoRuleOpt = None,
     effects: EffectsOpt = None,
     max_redundant: Annotated[
-        int | None, typer.Option(help="Most redundant calls a session may make.")
+        int | None, typer.Option(min=0, help="Most redundant calls a session may make.")
     ] = None,
     max_rate: Annotated[
         float | None,
@@ -417,7 +456,7 @@ def check(
         ),
     ] = None,
     max_context_tokens: Annotated[
-        int | None, typer.Option(help="Most tokens a session may re-send because of them.")
+        int | None, typer.Option(min=0, help="Most tokens a session may re-send because of them.")
     ] = None,
     db: DbOpt = None,
     fmt: DocFormatOpt = DocFormat.text,
@@ -542,8 +581,9 @@ def _resolve_pair(before: str, after: str, source: _Source) -> tuple[Path, Path]
             resolved.append(_resolve(arg, source, label))
         except MurTraceError as exc:
             errors.append(exc)
-    if errors:
-        raise MurTraceError(errors[0].code, "\n".join(e.message for e in errors))
+    if errors:  # the same error twice (a workdir that is not there) is said once
+        messages = list(dict.fromkeys(e.message for e in errors))
+        raise MurTraceError(errors[0].code, "\n".join(messages))
     return resolved[0], resolved[1]
 
 
@@ -581,7 +621,9 @@ def report(
             sessions or [], workdir, last=last, since=since, known=names, where=source.where
         )
         if known is not None:
-            paths = [Path(known.get(p.parent.name, p)) for p in paths]
+            whole = not sessions and last is None and since is None
+            # the whole catalog is every trace it holds, named or not
+            paths = None if whole else [Path(known.get(p.parent.name, p)) for p in paths]
         trace = load(
             paths,
             workdir=workdir,
@@ -617,7 +659,8 @@ def _report_source(paths: list[Path], workdir: Path, db: Path | None) -> str:
 def ingest(
     paths: PathsArg = None,
     db: Annotated[
-        Path, typer.Option("--db", help="The catalog file (created when missing).")
+        Path,
+        typer.Option("--db", readable=False, help="The catalog file (created when missing)."),
     ] = ...,
     workdir: WorkdirOpt = DEFAULT_WORKDIR,
     rebuild: Annotated[
@@ -654,7 +697,9 @@ class PartitionBy(StrEnum):
 
 @app.command()
 def export(
-    parquet: Annotated[Path, typer.Option("--parquet", help="Directory of the dataset.")],
+    parquet: Annotated[
+        Path, typer.Option("--parquet", readable=False, help="Directory of the dataset.")
+    ],
     paths: PathsArg = None,
     workdir: WorkdirOpt = DEFAULT_WORKDIR,
     db: DbOpt = None,
@@ -690,7 +735,8 @@ def plot(
     kind: Annotated[PlotKind, typer.Argument(help="timeline (one session), waste or rate.")],
     paths: PathsArg = None,
     output: Annotated[
-        Path, typer.Option("--output", "-o", help="Image to write: .png, .svg or .pdf.")
+        Path,
+        typer.Option("--output", "-o", readable=False, help="Image to write: .png, .svg or .pdf."),
     ] = Path("mur-trace.png"),
     session: Annotated[
         str | None,
@@ -711,7 +757,7 @@ def plot(
             if paths:  # a path given as one is a path, even without a `/`
                 session = os.path.join(".", paths[0]) if "/" not in str(paths[0]) else str(paths[0])
             path = _resolve(session, _source(workdir, db))
-            _guard(output, [path], workdir, db)
+            _guard(output, [path, workdir], workdir, db)
             plots.check_output(output)
             trace = _load([path], workdir, policy.value, db=db, format_in=format_in)
             figure = plots.timeline(trace)
@@ -727,9 +773,14 @@ def plot(
 @app.command()
 def synth(
     out: Annotated[
-        Path, typer.Argument(help="Directory to write workdir/, truth.jsonl, effects.toml.")
+        Path,
+        typer.Argument(
+            readable=False, help="Directory to write workdir/, truth.jsonl, effects.toml."
+        ),
     ],
-    sessions: Annotated[int, typer.Option(min=1, help="How many sessions to simulate.")] = 100,
+    sessions: Annotated[
+        int, typer.Option(min=1, max=1_000_000, help="How many sessions to simulate.")
+    ] = 100,
     seed: Annotated[int, typer.Option(help="Seed; the same seed writes the same files.")] = 0,
 ) -> None:
     """Simulate agent sessions, with the truth of which calls were redundant."""
@@ -742,4 +793,12 @@ def synth(
 
 def main() -> None:
     """Entry point of the `mur-trace` console script."""
+    if sys.stdout is None:  # started with its standard output closed (`>&-`)
+        sys.stderr.write(f"error[{E_IO_003}]: standard output is closed\n")
+        sys.exit(EXIT_ERROR)
+    for stream in (sys.stdout, sys.stderr):  # a terminal that cannot show every character
+        with contextlib.suppress(AttributeError, ValueError):
+            stream.reconfigure(errors="backslashreplace")
+    # ended by `timeout`, a cancelled job: clean up (staging directories) as on Ctrl-C
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
     app()

@@ -41,6 +41,8 @@ def parse_effects(text: str, path: Path) -> list[Effect]:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise MurTraceError(E_CFG, f"{path}: not valid TOML: {exc}") from None
+    except RecursionError:
+        raise MurTraceError(E_CFG, f"{path}: not an effects file: nested too deep") from None
     rows: list[Effect] = []
     for tool, spec in data.items():
         if not isinstance(spec, dict):
@@ -66,7 +68,7 @@ def read_effects(path: str | Path) -> list[Effect]:
     if problem is not None:
         raise MurTraceError(problem.code, problem.message)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")  # a byte order mark is not TOML
     except (OSError, UnicodeDecodeError) as exc:
         raise MurTraceError(E_IO_003, f"failed to read {path}: {exc}") from None
     return parse_effects(text, path)

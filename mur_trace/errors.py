@@ -37,7 +37,8 @@ def visible(text: str, lines: bool = False) -> str:
     return _CONTROL.sub(_escape, text)
 
 
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
+#: C0 and C1 controls, DEL, line and paragraph separators, bidirectional overrides.
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 
 
 def _escape(match: re.Match[str]) -> str:

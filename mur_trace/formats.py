@@ -105,15 +105,39 @@ def detect(path: str | os.PathLike[str]) -> str:
 
 def subagent_files(session_file: Path) -> list[str]:
     """A Claude Code session's subagents (`<session>/subagents/agent-*.jsonl`), sorted."""
-    folder = session_file.with_suffix("") / "subagents"
-    if not folder.is_dir():
+    if session_file.name == "trace.jsonl":  # a Murmur trace has no subagents
         return []
-    return sorted(str(p) for p in folder.glob("*.jsonl") if p.is_file())
+    folder = session_file.with_suffix("") / "subagents"
+    try:
+        if not folder.is_dir():
+            return []
+        return sorted(str(p) for p in folder.glob("*.jsonl") if p.is_file())
+    except OSError:  # an unreadable session directory: the session alone is read
+        return []
 
 
 def with_subagents(path: Path) -> list[str]:
     """A session file, then its Claude Code subagents' files when it has any."""
     return [str(path), *(subagent_files(path) if path.suffix == ".jsonl" else [])]
+
+
+#: How deep below a directory its agents' session files are looked for: enough for
+#: `~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl` from `~/.codex` and for
+#: `~/.claude/projects/<project>/<session>/subagents/` from `~/.claude`, not a whole disk.
+SEARCH_DEPTH = 5
+
+
+def _jsonl_below(directory: Path) -> list[Path]:
+    """The `*.jsonl` files at most SEARCH_DEPTH levels below `directory`; links to
+    directories are not followed, and what cannot be read (or vanishes) is passed over."""
+    found: list[Path] = []
+    top = len(directory.parts)
+    for root, dirs, names in os.walk(directory, onerror=lambda error: None):
+        here = Path(root)
+        if len(here.parts) - top >= SEARCH_DEPTH:
+            dirs[:] = []
+        found.extend(here / name for name in names if name.endswith(".jsonl"))
+    return [path for path in found if path.is_file()]
 
 
 def agent_sessions(directory: Path) -> list[str] | None:
@@ -125,7 +149,7 @@ def agent_sessions(directory: Path) -> list[str] | None:
     rollout-*.jsonl`), or any directory holding `*.jsonl` session files below it: every
     such file, sorted by path, each session's subagents after it.
     """
-    files = sorted(p for p in directory.rglob("*.jsonl") if p.is_file())
+    files = sorted(_jsonl_below(directory))
     if not files:
         return None
     subagents = {p for p in files if p.parent.name == "subagents"}

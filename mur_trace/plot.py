@@ -12,7 +12,7 @@ import os
 from typing import TYPE_CHECKING, Any
 
 from . import queries
-from .errors import E_USAGE, MurTraceError
+from .errors import E_USAGE, MurTraceError, visible
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -38,6 +38,12 @@ def check_output(path: str | os.PathLike[str]) -> None:
             f"cannot tell the image format of {path}: end it in "
             + ", ".join(f".{f}" for f in IMAGE_FORMATS),
         )
+
+
+def _text(value: object) -> str:
+    """A value from a trace as a label: control characters escaped, `$` not read as the
+    start of a formula (matplotlib's mathtext)."""
+    return visible(str(value)).replace("$", r"\$")
 
 
 def _figure(width: float, height: float) -> Figure:
@@ -93,10 +99,10 @@ def timeline(trace: Trace, trace_path: str | None = None, *, max_resources: int 
     ax.scatter([r["line"] for r in redundant], [y[r["resource"]] for r in redundant], s=120,
                facecolors="none", edgecolors=_COLORS["redundant"], linewidths=2,
                label="redundant read", zorder=3)  # fmt: skip
-    ax.set_yticks(range(len(shown)), shown)
+    ax.set_yticks(range(len(shown)), [_text(resource) for resource in shown])
     ax.set_ylim(len(shown) - 0.5, -0.9)
     ax.set_xlabel("line in trace")
-    ax.set_title(f"{trace_path}  ({trace.policy} policy)", fontsize=9)
+    ax.set_title(f"{_text(trace_path)}  ({trace.policy} policy)", fontsize=9)
     ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8)
     ax.grid(axis="x", alpha=0.3)
     return fig
@@ -111,7 +117,7 @@ def waste(trace: Trace, *, top: int = 12, measure: str = "output_bytes") -> Figu
         ax = fig.add_subplot(1, 2, i + 1)
         picked = sorted((r for r in rows if r["dimension"] == dimension),
                         key=lambda r: r[measure] or 0, reverse=True)[:top]  # fmt: skip
-        ax.barh([str(r["name"]) for r in picked], [r[measure] or 0 for r in picked],
+        ax.barh([_text(r["name"]) for r in picked], [r[measure] or 0 for r in picked],
                 color=_COLORS["redundant"])  # fmt: skip
         ax.invert_yaxis()
         ax.set_title(f"redundant {measure.replace('_', ' ')} by {dimension}", fontsize=10)

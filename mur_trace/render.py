@@ -264,7 +264,7 @@ def canonical_json(value: str | None) -> str:
     try:
         parsed = json.loads(value)
         text = json.dumps(parsed, separators=(",", ":"), sort_keys=True, ensure_ascii=False)
-    except RecursionError:
+    except (RecursionError, ValueError):  # too deep, or a number past Python's digit limit
         text = value
     return visible(text)
 
@@ -293,15 +293,18 @@ def first_string(value: Any) -> str | None:
     return None
 
 
-_FIRST_STRING = re.compile(r'"((?:[^"\\]|\\.)*)"')
+#: A JSON string literal, and whether a `:` follows it (then it is a key).
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"(\s*:)?')
 
 
 def _first_string_of(raw: str) -> str | None:
-    """`first_string` of a JSON text; too deep for Python's parser, its first string literal."""
+    """`first_string` of a JSON text; too deep for Python's parser, its first string value
+    as written (keys in their order)."""
     try:
         return first_string(json.loads(raw))
-    except RecursionError:
-        found = _FIRST_STRING.search(raw)
+    except (RecursionError, ValueError):  # too deep, or a number past Python's digit limit
+        values = (m for m in _STRING.finditer(raw) if m.group(1) is None)
+        found = next(values, None)
         return json.loads(found.group()) if found else None
 
 
@@ -314,11 +317,14 @@ def input_summary(inputs: list[str]) -> str:
     return ""
 
 
-def exit_codes_text(codes: Iterable[tuple[int, int]]) -> str:
+def exit_codes_text(codes: Iterable[tuple[int | None, int]]) -> str:
     """`2 ok, 1 failed (exit 2)`: successes first, then failures by exit code."""
     counts = dict(codes)
     parts = [f"{counts[0]} ok"] if counts.get(0) else []
-    parts += [f"{n} failed (exit {code})" for code, n in sorted(counts.items()) if code != 0]
+    failed = sorted((code, n) for code, n in counts.items() if code not in (0, None))
+    parts += [f"{n} failed (exit {code})" for code, n in failed]
+    if counts.get(None):  # a command still running, or killed: no exit code
+        parts.append(f"{counts[None]} with no exit code")
     return ", ".join(parts)
 
 

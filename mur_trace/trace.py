@@ -223,7 +223,14 @@ class Trace:
         ]  # fmt: skip
         complete = metrics.filter("complete").order("trace_path")
         if not complete.limit(1).fetchall():
-            unreadable = [s for s in self.skipped if s.code != E_TRC_001]
+            # a trace that cannot be read, or holds a malformed line, says so itself
+            unreadable = [
+                s
+                for s in self.skipped
+                if s.code != E_TRC_001
+                or s.message.startswith(f"{s.trace_path}:")
+                and s.message[len(s.trace_path) + 1 :].split(":", 1)[0].isdigit()
+            ]
             if unreadable:
                 raise MurTraceError(unreadable[0].code, unreadable[0].message)
             raise MurTraceError(

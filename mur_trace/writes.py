@@ -15,6 +15,7 @@ wrote them, and then only the parts it writes are replaced.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import shutil
 import tempfile
@@ -59,14 +60,28 @@ def _elsewhere(directory: str, identity: tuple[int, int] | None) -> Iterator[str
             yield trace
 
 
-def check_target(target: PathLike, inputs: Iterable[PathLike | None], what: str = "write") -> None:
+def check_target(
+    target: PathLike,
+    inputs: Iterable[PathLike | None],
+    what: str = "write",
+    files: Iterable[PathLike] = (),
+) -> None:
     """Refuse (E-IO-004) to write `target` when it is, contains or lies inside an input.
 
     Paths are compared resolved (symbolic links followed), and an existing target is also
-    compared as a file with every trace of the inputs (a hard link is the same file).
+    compared as a file with every trace of the inputs and with `files` (the trace files the
+    inputs were found to hold, however deep: a hard link is the same file).
     """
     real = _real(target)
     identity = _identity(target)
+    if identity is not None:
+        for trace in files:
+            if _identity(trace) == identity:
+                raise MurTraceError(
+                    E_IO_004,
+                    f"refusing to {what} {os.fspath(target)}: it is the input trace "
+                    f"{os.fspath(trace)}",
+                )
     for given in inputs:
         if given is None or os.fspath(given) == "":
             continue
@@ -88,6 +103,32 @@ def check_target(target: PathLike, inputs: Iterable[PathLike | None], what: str 
         raise MurTraceError(E_IO_004, f"refusing to {what} {shown}: {reason} {os.fspath(given)}")
 
 
+def _files_under(directory: Path, parts: Sequence[str]) -> set[str]:
+    """The files (and links) of `parts` in `directory`, relative to it."""
+    found = set()
+    for part in parts:
+        path = directory / part
+        if path.is_file() or path.is_symlink():
+            found.add(part)
+        elif path.is_dir():
+            for inner in path.rglob("*"):
+                if not inner.is_dir() or inner.is_symlink():
+                    found.add(str(inner.relative_to(directory)))
+    return found
+
+
+def _only_ours(target: Path, mark: str, parts: Sequence[str]) -> bool:
+    """Whether what `target` holds where `parts` go is what the mark says was written there
+    (and `target` is empty or marked at all)."""
+    if not any(target.iterdir()):
+        return True
+    try:
+        written = set(json.loads((target / mark).read_text(encoding="utf-8"))["files"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return False
+    return _files_under(target, parts) <= written
+
+
 @contextlib.contextmanager
 def owned_directory(
     target: PathLike, mark: str, parts: Sequence[str], inputs: Iterable[PathLike | None] = ()
@@ -95,7 +136,8 @@ def owned_directory(
     """A fresh directory to write `parts` into; on success they replace `target`'s.
 
     `target` may be missing, empty, or a directory holding the file `mark` (written by this
-    same mechanism earlier); anything else is refused, before anything is written. The
+    same mechanism earlier, listing what it wrote) whose `parts` hold nothing else; anything
+    else is refused, before anything is written. The
     parts are written beside `target` and moved in when complete: an interrupted command
     leaves `target` as it was. Only `parts` and `mark` of `target` are replaced; other
     files in it are left alone.
@@ -104,7 +146,7 @@ def owned_directory(
     check_target(target, inputs)
     if target.exists() and not target.is_dir():
         raise MurTraceError(E_IO_004, f"refusing to write {target}: it is not a directory")
-    if target.is_dir() and any(target.iterdir()) and not (target / mark).is_file():
+    if target.is_dir() and not _only_ours(target, mark, parts):
         raise MurTraceError(
             E_IO_004,
             f"refusing to write into {target}: it holds files this command did not write "
@@ -115,7 +157,11 @@ def owned_directory(
     staging = Path(tempfile.mkdtemp(prefix=f".{Path(_real(target)).name}.", dir=parent))
     try:
         yield staging
-        (staging / mark).write_text("written by mur-trace\n", encoding="utf-8")
+        # the mark lists what was written, so that a later run replaces only that
+        written = sorted(_files_under(staging, parts))
+        (staging / mark).write_text(
+            json.dumps({"written_by": "mur-trace", "files": written}) + "\n", encoding="utf-8"
+        )
         target.mkdir(parents=True, exist_ok=True)
         old = Path(tempfile.mkdtemp(prefix=".replaced.", dir=target))
         try:

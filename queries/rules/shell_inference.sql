@@ -59,7 +59,7 @@
 -- @column kind       VARCHAR  `read`, `mutate`, `mutate_all`, `mutate_listings` (directories' contents may have changed) or `mutate_changed` (what the session changed under `identity`, or anywhere when NULL, may have changed).
 -- @column identity   VARCHAR  The normalised path (NULL for mutate_all).
 -- @column whole      BOOLEAN  A read of the whole file.
--- @column request    VARCHAR  What a partial read asked (the simple command); NULL when whole.
+-- @column request    VARCHAR  What a partial read asked (the simple command, or its pipeline; the MD5 digest of one over 256 characters); NULL when whole.
 -- @column observed   BOOLEAN  The command is known to have run and succeeded (or the failed_calls rule is off).
 WITH ordered AS (
     SELECT
@@ -201,11 +201,17 @@ commands AS (
     -- `xargs`: what `xargs cat` does is what `cat` does to the files it is given).
     SELECT
         *,
-        all_tokens[coalesce(list_position(list_transform(all_tokens, lambda t, i: NOT (
-            regexp_full_match(t, '[A-Za-z_][A-Za-z0-9_]*=.*')
-            OR t IN ('sudo', 'env', 'time', 'nohup', 'command', 'exec', 'nice', 'timeout', 'xargs')
-            OR (i > 1 AND all_tokens[i - 1] = 'timeout' AND regexp_full_match(t, '[0-9.]+[smhd]?'))
-        )), true), len(all_tokens) + 1):] AS tokens
+        -- each word beside the one before it (zipped: indexing the list inside the lambda
+        -- would copy it for every word, a cost that grows with the square of its length)
+        all_tokens[coalesce(list_position(list_transform(
+            list_zip(all_tokens, list_prepend(NULL, all_tokens)),
+            lambda w: w[1] IS NULL OR NOT (
+                regexp_full_match(w[1], '[A-Za-z_][A-Za-z0-9_]*=.*')
+                OR w[1] IN ('sudo', 'env', 'time', 'nohup', 'command', 'exec', 'nice', 'timeout',
+                    'xargs')
+                OR (w[2] = 'timeout' AND regexp_full_match(w[1], '[0-9.]+[smhd]?'))
+            )
+        ), true), len(all_tokens) + 1):] AS tokens
     FROM unquoted
 ),
 -- `cd DIR` in a script moves the relative paths of the commands after it; after a `cd`
@@ -244,11 +250,12 @@ words AS (
         -- (unless it came with -e / -f)
         CASE
             WHEN list_has_any(tokens[2:], ['-e', '-f', '--regexp', '--file', '--expression'])
-                THEN list_filter(
-                    list_filter(tokens[2:], lambda t, i: i = 1 OR tokens[2:][i - 1] NOT IN
-                        ('-e', '-f', '--regexp', '--file', '--expression')),
-                    lambda t: NOT starts_with(t, '-')
-                )
+                THEN list_transform(list_filter(
+                    list_zip(tokens[2:], list_prepend(NULL, tokens[2:])),
+                    lambda w: w[1] IS NOT NULL AND NOT starts_with(w[1], '-')
+                        AND coalesce(w[2], '') NOT IN
+                            ('-e', '-f', '--regexp', '--file', '--expression')
+                ), lambda w: w[1])
             ELSE list_filter(tokens[2:], lambda t: NOT starts_with(t, '-'))[2:]
         END AS after_pattern,
         list_filter(tokens[2:], lambda t: NOT starts_with(t, '-')
@@ -424,25 +431,36 @@ effects AS (
             END,
             list_transform(c.written, lambda p: {kind: 'mutate', path: p, whole: NULL})
         ) AS found,
-        CASE WHEN c.piped THEN c.pipeline ELSE trim(c.segment) END AS request
-    FROM classified AS c
+        -- compared, never shown: a long command is kept as its digest, so that its many
+        -- effects (a `grep` of 10,000 files) do not each carry it
+        CASE WHEN strlen(r.text) <= 256 THEN r.text ELSE 'md5:' || md5(r.text) END AS request
+    FROM classified AS c,
+        LATERAL (SELECT CASE WHEN c.piped THEN c.pipeline ELSE trim(c.segment) END AS text) AS r
 ),
 -- each effect's path as the trace names it: relative to the script's `cd`s; a path that
 -- names no one file (a glob, a variable, `~`) is its directory when changed, unknown when
 -- read
+-- one row per effect (unnest beside generate_subscripts in one select list walk the list
+-- in lockstep; a lateral UNNEST copied each command's row for every effect it has)
+exploded AS (
+    SELECT
+        trace_path, line, call_line, exit_code, known, seq, here, to_file, shown_whole, request,
+        unnest(found) AS effect,
+        generate_subscripts(found, 1) AS n
+    FROM effects
+),
 resolved AS (
     SELECT
-        e.*,
-        f.n,
-        f.effect.kind AS effect_kind,
-        f.effect.whole AS effect_whole,
+        * EXCLUDE (effect),
+        effect.kind AS effect_kind,
+        effect.whole AS effect_whole,
         CASE
-            WHEN f.effect.kind IN ('mutate_all', 'mutate_listings') THEN NULL
-            WHEN e.here IS NULL AND NOT starts_with(f.effect.path, '/') THEN NULL
-            WHEN starts_with(f.effect.path, '/') OR e.here = '.' THEN f.effect.path
-            ELSE e.here || '/' || f.effect.path
+            WHEN effect.kind IN ('mutate_all', 'mutate_listings') THEN NULL
+            WHEN here IS NULL AND NOT starts_with(effect.path, '/') THEN NULL
+            WHEN starts_with(effect.path, '/') OR here = '.' THEN effect.path
+            ELSE here || '/' || effect.path
         END AS path
-    FROM effects AS e, unnest(e.found) WITH ORDINALITY AS f(effect, n)
+    FROM exploded
 ),
 placed AS (
     SELECT

@@ -1,0 +1,801 @@
+"""Hostile use of every command: one coded line and the documented exit status, inputs
+unchanged, no hang; one meaning for a path. The bad-input matrix runs against every command
+and the Python API; then one test per finding of the hostile pass; then a fuzzer over
+command lines."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from typer.testing import CliRunner
+
+import mur_trace
+from mur_trace.cli import app
+from mur_trace.errors import MurTraceError
+
+runner = CliRunner()
+SESSION = "ses_01a21715468070018000000000001eef"
+OTHER = "ses_01a2173551a070028000000000003dde"
+
+
+def checksums(root: Path) -> dict[str, str]:
+    """Every file under `root` and the SHA-256 of its bytes (links not followed)."""
+    found = {}
+    for path in sorted(root.rglob("*")):
+        if path.is_file() and not path.is_symlink():
+            found[str(path)] = hashlib.sha256(path.read_bytes()).hexdigest()
+    return found
+
+
+def one_line(result, code: str, status: int = 2, *fragments: str) -> str:
+    """The command exited `status` with exactly one line on stderr: the error with `code`."""
+    assert result.exit_code == status, (result.exit_code, result.output)
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1, lines
+    assert lines[0].startswith(f"error[{code}]: "), lines[0]
+    for fragment in fragments:
+        assert fragment in lines[0], (fragment, lines[0])
+    return lines[0]
+
+
+def event(**fields) -> str:
+    return json.dumps(fields)
+
+
+def whole_session(*middle: str, end: dict | None = None, sid: str = SESSION) -> str:
+    """A complete little session (two reads of src/a.rs) around `middle` lines."""
+    read = {"event_type": "tool_call", "tool_name": "editor", "status": "ok",
+            "input": {"path": "src/a.rs"}, "state_effect": "read", "output_bytes": 10}  # fmt: skip
+    if end is None:
+        end = {"event_type": "session_end", "total_turns": 2, "total_tool_calls": 3,
+               "exit_status": "ok"}  # fmt: skip
+    lines = [
+        event(event_type="session_start", session_id=sid, capsule_name="c",
+              capsule_version="1", model="m", max_turns=9),
+        event(event_type="inference", turn=0, input_tokens=5, output_tokens=5,
+              decision="tool_call", tool_name="editor"),
+        event(**read, turn=0),
+        event(**read, turn=1),
+        *middle,
+        json.dumps(end),
+    ]  # fmt: skip
+    return "".join(line + "\n" for line in lines)
+
+
+@pytest.fixture
+def workdir(tmp_path: Path, sample_workdir: Path) -> Path:
+    copy = tmp_path / "wd"
+    shutil.copytree(sample_workdir, copy)
+    return copy
+
+
+# ── the bad-input matrix, against every command and the API ─────────────────
+
+#: name -> (bytes of the trace, or a kind of file; the code every command answers)
+BAD_TRACES: dict[str, tuple[object, str]] = {
+    "not JSON": (b'{"event_type":"session_start"}\n{"event_type": \n', "E-TRC-001"),
+    "a turn as text": (b'{"event_type":"tool_call","turn":"3"}\n', "E-TRC-001"),
+    "a count past 2^53": (
+        b'{"event_type":"tool_call","output_bytes":9223372036854775807}\n',
+        "E-TRC-001",
+    ),  # fmt: skip
+    "a null line": (b"null\n", "E-TRC-001"),
+    "a byte order mark": (b'\xef\xbb\xbf{"event_type":"session_start"}\n', "E-TRC-001"),
+    "empty": (b"", "E-TRC-001"),
+    "not UTF-8": (b'{"event_type":"x","s":"\xff"}\n', "E-IO-003"),
+    "a directory": ("dir", "E-IO-003"),
+    "a pipe": ("fifo", "E-IO-003"),
+    "missing": ("missing", "E-IO-001"),
+}
+
+
+def bad_trace(tmp_path: Path, name: str) -> Path:
+    data, _ = BAD_TRACES[name]
+    trace = tmp_path / "bad" / SESSION / "trace.jsonl"
+    trace.parent.mkdir(parents=True)
+    if data == "dir":
+        trace.mkdir()
+    elif data == "fifo":
+        os.mkfifo(trace)
+    elif data != "missing":
+        trace.write_bytes(data)
+    return trace
+
+
+#: Every command, given the bad trace as its session or its paths.
+COMMANDS = {
+    "redundant": lambda t, tmp: ["redundant", t],
+    "redundant context": lambda t, tmp: ["redundant", "--policy", "context", t],
+    "loops": lambda t, tmp: ["loops", t, "-f", "csv"],
+    "check": lambda t, tmp: ["check", t, "--max-redundant", "0"],
+    "show": lambda t, tmp: ["show", t],
+    "show json": lambda t, tmp: ["show", t, "-f", "json"],
+    "steps": lambda t, tmp: ["steps", "--verbose", t],
+    "diff": lambda t, tmp: ["diff", t, t],
+    "report": lambda t, tmp: ["report", t],
+    "ingest": lambda t, tmp: ["ingest", "--db", str(tmp / "cat.duckdb"), t],
+    "export": lambda t, tmp: ["export", "--parquet", str(tmp / "out"), t],
+    "plot waste": lambda t, tmp: ["plot", "waste", t, "-o", str(tmp / "w.png")],
+    "plot timeline": lambda t, tmp: ["plot", "timeline", t, "-o", str(tmp / "t.png")],
+}
+
+#: The same, through the Python API.
+API_CALLS = {
+    "load": lambda t, tmp: mur_trace.load(t),
+    "find_redundant": lambda t, tmp: mur_trace.find_redundant([t]),
+    "ingest": lambda t, tmp: __import__("mur_trace.catalog").catalog.ingest(tmp / "c.duckdb", [t]),
+}
+
+
+@pytest.mark.parametrize("bad", list(BAD_TRACES))
+def test_every_command_gives_one_coded_line_for_a_bad_trace(tmp_path: Path, bad: str) -> None:
+    trace = bad_trace(tmp_path, bad)
+    code = BAD_TRACES[bad][1]
+    before = checksums(tmp_path)
+    for name, command in COMMANDS.items():
+        result = runner.invoke(app, command(str(trace), tmp_path))
+        assert result.exit_code == 2, (name, result.output)
+        lines = result.stderr.splitlines()
+        assert len(lines) == 1 and lines[0].startswith(f"error[{code}]: "), (name, lines)
+    for name, call in API_CALLS.items():
+        with pytest.raises(MurTraceError) as caught:
+            call(trace, tmp_path)
+        assert caught.value.code == code, name
+    assert checksums(tmp_path) == before  # nothing written: no catalog, no export, no image
+
+
+# ── the findings, one by one ─────────────────────────────────────────────────
+
+
+def test_04_report_with_no_exit_status(tmp_path: Path) -> None:
+    for end in ({"event_type": "session_end", "total_turns": 2},
+                {"event_type": "session_end", "total_turns": 2, "exit_status": None}):  # fmt: skip
+        trace = tmp_path / "w" / SESSION / "trace.jsonl"
+        trace.parent.mkdir(parents=True, exist_ok=True)
+        trace.write_text(whole_session(end=end))
+        result = runner.invoke(app, ["report", str(trace)])
+        assert result.exit_code == 0, result.output
+        assert "  unknown                  1  (100.0%)" in result.stdout
+        assert "status:     unknown" in runner.invoke(app, ["show", str(trace)]).stdout
+
+
+def test_05_steps_with_an_inference_without_turn(tmp_path: Path) -> None:
+    trace = tmp_path / "t.jsonl"
+    trace.write_text(whole_session(event(event_type="inference", decision="end_turn")))
+    result = runner.invoke(app, ["steps", str(trace)])
+    assert result.exit_code == 0, result.output
+    assert "  0  end_turn     —" in result.stdout
+
+
+def test_06_inputs_nested_past_pythons_recursion_limit(tmp_path: Path) -> None:
+    deep = '{"k":' * 3000 + '"deep"' + "}" * 3000
+    trace = tmp_path / "t.jsonl"
+    call = '{"event_type":"tool_call","turn":2,"tool_name":"x","status":"ok","input":' + deep + "}"
+    turn = event(event_type="inference", turn=2, decision="tool_call", tool_name="x")
+    trace.write_text(whole_session(turn, call))
+    for command in (["show", str(trace)], ["show", "--policy", "context", str(trace)],
+                    ["steps", "-v", str(trace)], ["steps", "-f", "json", str(trace)]):  # fmt: skip
+        result = runner.invoke(app, command)
+        assert result.exit_code == 0, (command, result.output)
+    assert '{"k":{"k":' in runner.invoke(app, ["show", str(trace)]).stdout
+    assert '"deep"' in runner.invoke(app, ["steps", "-v", str(trace)]).stdout
+
+
+def test_07_a_trace_the_catalog_does_not_hold(tmp_path: Path, workdir: Path) -> None:
+    db = tmp_path / "cat.duckdb"
+    assert runner.invoke(app, ["ingest", "--db", str(db), "--workdir", str(workdir)]).exit_code == 0
+    outside = tmp_path / "elsewhere" / SESSION / "trace.jsonl"
+    for command in (["show", "/nope/trace.jsonl", "--db", str(db)],
+                    ["steps", str(outside), "--db", str(db)],
+                    ["plot", "timeline", "--session", "/nope/trace.jsonl", "--db", str(db),
+                     "-o", str(tmp_path / "t.png")]):  # fmt: skip
+        one_line(runner.invoke(app, command), "E-TRC-002", 2, "no session of catalog")
+
+
+def test_08_and_24_plot_names_its_image(tmp_path: Path, workdir: Path, monkeypatch) -> None:
+    wd = ["--workdir", str(workdir)]
+    one_line(runner.invoke(app, ["plot", "waste", *wd, "-o", str(tmp_path / "out.txt")]),
+             "E-CLI-001", 2, "end it in .png, .svg, .pdf")  # fmt: skip
+    (tmp_path / "pics").mkdir()
+    one_line(runner.invoke(app, ["plot", "waste", *wd, "-o", str(tmp_path / "pics")]),
+             "E-CLI-001", 2, "is a directory")  # fmt: skip
+    one_line(runner.invoke(app, ["plot", "waste", *wd, "-o", str(tmp_path / "noext")]),
+             "E-CLI-001")  # fmt: skip
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["pics", "wd"]
+    result = subprocess.run(
+        [sys.executable, "-m", "mur_trace", "plot", "waste", *wd, "-o", str(tmp_path / "x.png")],
+        capture_output=True, text=True, env={**os.environ, "MPLBACKEND": "bogus"},
+    )  # fmt: skip
+    assert result.returncode == 2 and result.stderr.startswith("error[E-CFG-003]: matplotlib")
+    assert len(result.stderr.splitlines()) == 1
+
+
+def test_09_a_catalog_whose_write_ahead_log_cannot_be_written(tmp_path: Path, workdir: Path):
+    import duckdb
+
+    db = tmp_path / "cat.duckdb"
+    assert runner.invoke(app, ["ingest", "--db", str(db), "--workdir", str(workdir)]).exit_code == 0
+    (tmp_path / "cat.duckdb.wal").mkdir()  # the log's place is taken: DuckDB cannot write it
+    trace = workdir / SESSION / "trace.jsonl"
+    os.utime(trace, ns=(0, 0))  # changed: this ingest must write
+    result = runner.invoke(app, ["ingest", "--db", str(db), "--workdir", str(workdir)])
+    assert result.exit_code == 2 and len(result.stderr.splitlines()) == 1, result.output
+    assert result.stderr.startswith("error[E-IO-003]: ")
+    (tmp_path / "cat.duckdb.wal").rmdir()
+    assert duckdb.connect(str(db), read_only=True).sql("FROM traces").fetchall()
+
+
+def test_11_ctrl_c_is_one_line_and_exit_130(tmp_path: Path) -> None:
+    from mur_trace.synth import synthesize
+
+    workdir = synthesize(tmp_path / "fleet", 400, seed=3)
+    before = checksums(workdir)
+    for command in (["redundant", "--policy", "context"], ["report"]):
+        process = subprocess.Popen(
+            [sys.executable, "-m", "mur_trace", *command, "--workdir", str(workdir)],
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+        )  # fmt: skip
+        time.sleep(1.2)  # started, importing or loading
+        process.send_signal(signal.SIGINT)
+        _, err = process.communicate(timeout=60)
+        if process.returncode == 0:  # finished before the signal: nothing to see
+            continue
+        assert process.returncode == 130, err
+        assert err == "error[E-CLI-130]: interrupted\n", err
+    assert checksums(workdir) == before
+
+
+def test_12_since_takes_ascii_digits_only(workdir: Path) -> None:
+    one_line(runner.invoke(app, ["report", "--since", "²h", "--workdir", str(workdir)]),
+             "E-TRC-002", 2, "unrecognised --since")  # fmt: skip
+
+
+def test_13_huge_counts_are_refused_and_sums_cannot_overflow(tmp_path: Path) -> None:
+    trace = tmp_path / "t.jsonl"
+    big = 2**53 - 1  # the largest accepted: sums and products of many stay in range
+    calls = [
+        event(event_type="tool_call", turn=t, tool_name="e", input={"path": "a"},
+              state_effect="read", status="ok", output_bytes=big, duration_ms=big)
+        for t in range(2, 40)
+    ] + [event(event_type="inference", turn=40, input_tokens=big, output_tokens=big,
+               decision="end_turn")]  # fmt: skip
+    trace.write_text(whole_session(*calls))
+    for command in (["show", str(trace)], ["report", str(trace)], ["loops", str(trace)],
+                    ["check", str(trace), "--max-context-tokens", "1"],
+                    ["redundant", "--policy", "context", str(trace)],
+                    ["diff", str(trace), str(trace)],
+                    ["export", "--parquet", str(tmp_path / "x"), str(trace)],
+                    ["plot", "waste", str(trace), "-o", str(tmp_path / "w.png")]):  # fmt: skip
+        result = runner.invoke(app, command)
+        assert result.exit_code in (0, 1), (command, result.output)
+    trace.write_text(whole_session(event(event_type="tool_call", output_bytes=2**53)))
+    one_line(runner.invoke(app, ["show", str(trace)]), "E-TRC-001", 2,
+             '"output_bytes" is not a count below 2^53')  # fmt: skip
+
+
+def test_14_db_with_paths_that_match_nothing_is_an_error(tmp_path: Path, workdir: Path) -> None:
+    db = tmp_path / "cat.duckdb"
+    assert runner.invoke(app, ["ingest", "--db", str(db), "--workdir", str(workdir)]).exit_code == 0
+    # a workdir, a session directory, a file: each narrows to what lies there
+    check = runner.invoke(app, ["check", str(workdir), "--db", str(db), "--max-redundant", "0"])
+    assert check.exit_code == 1 and "of 7 sessions over the thresholds" in check.stdout
+    session_dir = runner.invoke(app, ["redundant", str(workdir / OTHER), "--db", str(db)])
+    assert "total:      2 redundant calls in 1 of 1 session" in session_dir.stdout
+    assert mur_trace.load([workdir / SESSION / "trace.jsonl"], db=db).session_count() == 1
+    one_line(runner.invoke(app, ["check", str(tmp_path / "nope"), "--db", str(db),
+                                 "--max-redundant", "0"]), "E-TRC-002")  # fmt: skip
+    with pytest.raises(MurTraceError):
+        mur_trace.load(str(tmp_path / "nope"), db=db)
+
+
+def test_15_a_workdir_ingested_through_a_link_is_one_workdir(tmp_path: Path, workdir: Path):
+    db = tmp_path / "cat.duckdb"
+    (tmp_path / "link").symlink_to(workdir)
+    first = runner.invoke(app, ["ingest", "--db", str(db), "--workdir", str(tmp_path / "link")])
+    assert "7 new" in first.stdout
+    again = runner.invoke(app, ["ingest", "--db", str(db), "--workdir", str(workdir)])
+    assert "0 new, 0 appended, 0 rewritten, 7 unchanged, 0 deleted" in again.stdout
+    found = runner.invoke(app, ["redundant", "--db", str(db)])
+    assert "total:      19 redundant calls in 7 of 7 sessions" in found.stdout
+
+
+def test_16_plot_timeline_draws_the_session_it_is_given(tmp_path: Path, workdir: Path) -> None:
+    from mur_trace import plot
+
+    drawn = []
+    original = plot.timeline
+    try:
+        plot.timeline = lambda trace: drawn.append(trace.session_count()) or original(trace)
+        args = ["plot", "timeline", str(workdir / OTHER), "--workdir", str(workdir)]
+        result = runner.invoke(app, [*args, "-o", str(tmp_path / "t.png")])
+    finally:
+        plot.timeline = original
+    assert result.exit_code == 0, result.output
+    assert drawn == [1]
+    trace = mur_trace.load([workdir / OTHER])
+    assert trace.sessions.select("session_id").fetchall() == [(OTHER,)]
+    two = runner.invoke(app, ["plot", "timeline", str(workdir / OTHER), str(workdir / SESSION),
+                              "-o", str(tmp_path / "u.png")])  # fmt: skip
+    one_line(two, "E-CLI-001", 2, "one session")
+
+
+def test_17_a_workdir_given_as_the_session(workdir: Path) -> None:
+    for command in ("show", "steps"):
+        one_line(runner.invoke(app, [command, f"{workdir}/"]), "E-TRC-002", 2, "is a workdir")
+
+
+def test_18_a_catalog_of_nothing_readable(tmp_path: Path) -> None:
+    bad = tmp_path / "w" / SESSION / "trace.jsonl"
+    bad.parent.mkdir(parents=True)
+    bad.write_text("garbage\n")
+    db = tmp_path / "cat.duckdb"
+    one_line(runner.invoke(app, ["ingest", "--db", str(db), str(bad)]), "E-TRC-001")
+    assert not db.exists()
+
+
+def test_19_ingest_strict_commits_nothing(tmp_path: Path, workdir: Path) -> None:
+    (workdir / "ses_01a2184366407007800000000000d889" / "trace.jsonl").write_text("garbage\n")
+    db = tmp_path / "cat.duckdb"
+    result = runner.invoke(app, ["ingest", "--db", str(db), "--workdir", str(workdir), "--strict"])
+    assert result.exit_code == 2 and "(--strict)" in result.stderr
+    if db.exists():
+        import duckdb
+
+        tables = duckdb.connect(str(db), read_only=True).sql("SHOW TABLES").fetchall()
+        assert tables == []
+
+
+def test_20_an_unreadable_path_among_good_ones_is_skipped(tmp_path: Path, workdir: Path,
+                                                         monkeypatch) -> None:  # fmt: skip
+    """As root nothing is unreadable: the refusal the file system would give is simulated."""
+    secret = tmp_path / "secret" / SESSION / "trace.jsonl"
+    secret.parent.mkdir(parents=True)
+    secret.write_text(whole_session())
+    real_stat = os.stat
+
+    def stat(path, *args, **kwargs):
+        if str(path).startswith(str(tmp_path / "secret")):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_stat(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "stat", stat)
+    result = runner.invoke(app, ["redundant", str(secret.parent), str(workdir / SESSION)])
+    assert result.exit_code == 0, result.output
+    assert result.stderr == (
+        f"warning[E-IO-003]: failed to read {secret.parent}: Permission denied (skipped)\n"
+    )
+    one_line(runner.invoke(app, ["redundant", "--workdir", str(secret.parent.parent)]),
+             "E-IO-003", 2, "Permission denied")  # fmt: skip
+    one_line(runner.invoke(app, ["redundant", "--workdir", str(workdir),
+                                 "--effects", str(secret)]), "E-IO-003")  # fmt: skip
+
+
+def test_21_22_37_one_meaning_for_a_path_in_every_command(tmp_path: Path) -> None:
+    missing = ["show", "steps", "diff", "report", "redundant", "loops", "plot timeline"]
+    for command in missing:
+        args = [*command.split(), "--workdir", str(tmp_path / "nope")]
+        if command.startswith("plot"):
+            args += ["-o", str(tmp_path / "x.png")]
+        one_line(runner.invoke(app, args), "E-IO-001", 2, "workdir not found")
+    a_file = tmp_path / "file"
+    a_file.write_text("")
+    for command in missing:
+        args = [*command.split(), "--workdir", str(a_file)]
+        if command.startswith("plot"):
+            args += ["-o", str(tmp_path / "x.png")]
+        one_line(runner.invoke(app, args), "E-IO-003", 2, "not a directory")
+    workdir = tmp_path / "wd2"
+    (workdir / SESSION / "trace.jsonl").mkdir(parents=True)
+    for command in ("show", "steps", "report", "redundant"):
+        one_line(runner.invoke(app, [command, "--workdir", str(workdir)]), "E-IO-003",
+                 2, "is a directory")  # fmt: skip
+    loop = tmp_path / "loop"
+    loop.symlink_to(loop)
+    for command in ("show", "redundant"):
+        one_line(runner.invoke(app, [command, "--workdir", str(loop)]), "E-IO-003")
+
+
+def test_23_diff_of_one_trace_spelled_twice(workdir: Path, monkeypatch) -> None:
+    monkeypatch.chdir(workdir.parent)
+    relative = f"wd/{SESSION}/trace.jsonl"
+    for a, b in ((relative, str(workdir / SESSION / "trace.jsonl")),
+                 (f"wd/{SESSION}", f"wd/{SESSION}")):  # fmt: skip
+        result = runner.invoke(app, ["diff", a, b])
+        assert result.exit_code == 0, result.output
+        assert "redundant calls        2                2                =" in result.stdout
+
+
+def test_26_check_max_rate_is_a_share(workdir: Path) -> None:
+    for value in ("nan", "2", "-1"):
+        one_line(runner.invoke(app, ["check", "--max-rate", value, "--workdir", str(workdir)]),
+                 "E-CLI-001", 2, "--max-rate")  # fmt: skip
+
+
+def test_28_one_path_given_as_a_str_or_a_path(workdir: Path) -> None:
+    for path, sessions in ((str(workdir), 7), (workdir, 7), (str(workdir / SESSION), 1)):
+        assert mur_trace.load(path).session_count() == sessions
+        assert mur_trace.find_redundant(path).sessions == sessions
+
+
+def test_29_a_path_of_ten_thousand_segments(tmp_path: Path) -> None:
+    path = "a/" * 10_000 + "b.rs"
+    reads = [event(event_type="tool_call", turn=t, tool_name="e", input={"path": path},
+                   state_effect="read", status="ok") for t in range(2, 5)]  # fmt: skip
+    trace = tmp_path / "t.jsonl"
+    trace.write_text(whole_session(*reads))
+    started = time.monotonic()
+    result = runner.invoke(app, ["redundant", "--policy", "context", "-f", "csv", str(trace)])
+    assert result.exit_code == 0, result.output
+    assert len(result.stdout.splitlines()) == 1 + 3  # header, src/a.rs, the two long re-reads
+    assert time.monotonic() - started < 60  # a hang guard, not a speed check
+
+
+def test_30_pipes_and_devices_as_effects_files_and_catalogs(tmp_path: Path, workdir: Path):
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    wd = ["--workdir", str(workdir)]
+    for args, code in ((["redundant", *wd, "--effects", str(fifo)], "E-IO-003"),
+                       (["redundant", *wd, "--effects", "/dev/zero"], "E-IO-003"),
+                       (["redundant", "--db", str(fifo)], "E-IO-003"),
+                       (["ingest", "--db", str(fifo), *wd], "E-IO-003")):  # fmt: skip
+        result = subprocess.run([sys.executable, "-m", "mur_trace", *args],
+                                capture_output=True, text=True, timeout=60)  # fmt: skip
+        assert result.returncode == 2, (args, result.stderr)
+        assert result.stderr.startswith(f"error[{code}]: ") and "Traceback" not in result.stderr
+
+
+def test_31_messages_with_db_name_the_catalog(tmp_path: Path, workdir: Path) -> None:
+    db = tmp_path / "cat.duckdb"
+    assert runner.invoke(app, ["ingest", "--db", str(db), "--workdir", str(workdir)]).exit_code == 0
+    line = one_line(runner.invoke(app, ["show", "@9", "--db", str(db)]), "E-TRC-002")
+    assert f"catalog {db} has 7 sessions" in line and "workdir" not in line
+
+
+def test_33_control_characters_cannot_forge_output(tmp_path: Path) -> None:
+    hostile = "src/\x1b[31mred\x1b[0m\ntotal:      0 redundant calls in 0 of 1 session"
+    reads = [event(event_type="tool_call", turn=t, tool_name="ed\rit", input={"path": hostile},
+                   state_effect="read", status="ok") for t in range(2, 4)]  # fmt: skip
+    trace = tmp_path / "t.jsonl"
+    trace.write_text(whole_session(*reads))
+    commands = [
+        ["redundant", str(trace)],
+        ["show", str(trace)],
+        ["steps", "-v", str(trace)],
+        ["loops", str(trace)],
+        ["redundant", "--policy", "context", str(trace)],
+    ]
+    for command in commands:
+        out = runner.invoke(app, command).stdout
+        assert "\x1b" not in out and "\r" not in out, command
+        # the forged line stays inside its own: no line of output begins with it
+        forged = "total:      0 redundant calls in 0 of 1 session"
+        assert [line for line in out.splitlines() if line.startswith(forged)] == []
+    assert "\\u001b[31mred" in runner.invoke(app, ["redundant", str(trace)]).stdout
+
+
+def test_34_show_of_a_bare_session_start(tmp_path: Path) -> None:
+    trace = tmp_path / "t.jsonl"
+    trace.write_text(
+        event(event_type="session_start", session_id=SESSION) + "\n"
+        + event(event_type="session_end", total_turns=0) + "\n"
+    )  # fmt: skip
+    out = runner.invoke(app, ["show", str(trace)]).stdout
+    assert "None" not in out
+    assert "capsule:    —\n" in out and "model:      —\n" in out
+
+
+def test_35_report_names_where_its_sessions_came_from(tmp_path: Path, workdir: Path) -> None:
+    tiny = tmp_path / "tiny"
+    tiny.mkdir()
+    out = runner.invoke(app, ["report", str(workdir / SESSION), "--workdir", str(tiny)]).stdout
+    assert f"Sessions: 1  ({workdir})" in out
+
+
+def test_36_a_catalog_path_with_a_backslash(tmp_path: Path, workdir: Path) -> None:
+    (tmp_path / "back\\slash").mkdir()
+    db = tmp_path / "back\\slash" / "cat.duckdb"
+    one_line(runner.invoke(app, ["ingest", "--db", str(db), "--workdir", str(workdir)]),
+             "E-IO-003", 2, "backslash")  # fmt: skip
+    assert list((tmp_path / "back\\slash").iterdir()) == []
+
+
+# ── a fuzzer over command lines ──────────────────────────────────────────────
+
+
+@pytest.fixture(scope="module")
+def playground(tmp_path_factory) -> Path:
+    """A directory of hostile and ordinary paths the fuzzer draws from."""
+    root = tmp_path_factory.mktemp("playground")
+    sample = Path(__file__).resolve().parent.parent / "sample_traces" / "workdir"
+    shutil.copytree(sample, root / "wd")
+    (root / "empty").mkdir()
+    (root / "garbage.jsonl").write_bytes(b"\x00\xff{not json\n")
+    (root / "loop").symlink_to(root / "loop")
+    (root / "link.jsonl").symlink_to(root / "wd" / SESSION / "trace.jsonl")
+    os.mkfifo(root / "fifo")
+    (root / "a dir with spaces").mkdir()
+    (root / "effects.toml").write_text('[editor]\neffect = "read"\n')
+    (root / "bad.toml").write_text("[[[")
+    return root
+
+
+PATHS = ["wd", f"wd/{SESSION}", f"wd/{SESSION}/trace.jsonl", "empty", "garbage.jsonl", "loop",
+         "link.jsonl", "fifo", "a dir with spaces", "missing", "/dev/null", "effects.toml",
+         "bad.toml", "", "."]  # fmt: skip
+OPTIONS = [["--policy", "context"], ["--policy", "nope"], ["-f", "csv"], ["-f", "jsonl"],
+           ["-f", "parquet"], ["-f", "json"], ["--strict"], ["--no-rule", "failed_calls"],
+           ["--rule", "bogus"], ["--window", "-1"], ["--last", "0"], ["--since", "1x"],
+           ["--max-redundant", "-3"], ["--max-rate", "0.5"], ["--rebuild"],
+           ["--partition-by", "capsule"], ["--format-in", "nope"]]  # fmt: skip
+TAKES_PATH = ["--workdir", "--db", "--effects", "-o", "--parquet", "--session"]
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=list(HealthCheck))
+@given(
+    command=st.sampled_from(
+        [
+            "redundant",
+            "loops",
+            "check",
+            "show",
+            "steps",
+            "diff",
+            "report",
+            "ingest",
+            "export",
+            "plot waste",
+            "plot timeline",
+        ]
+    ),  # fmt: skip
+    positional=st.lists(st.sampled_from(PATHS), max_size=2),
+    options=st.lists(st.sampled_from(OPTIONS), max_size=2),
+    with_path=st.lists(st.tuples(st.sampled_from(TAKES_PATH), st.sampled_from(PATHS)), max_size=2),
+)
+def test_fuzzed_command_lines(playground, command, positional, options, with_path) -> None:
+    before = checksums(playground)
+    args = [*command.split(), *positional]
+    for option in options:
+        args += option
+    for flag, path in with_path:
+        args += [flag, path]
+    result = subprocess.run(
+        [sys.executable, "-m", "mur_trace", *args], cwd=playground, capture_output=True,
+        text=True, timeout=120,
+    )  # fmt: skip
+    assert "Traceback" not in result.stderr, (args, result.stderr)
+    assert result.returncode in (0, 1, 2), (args, result.returncode, result.stderr)
+    if result.returncode == 2:
+        errors = [line for line in result.stderr.splitlines() if line.startswith("error[")]
+        assert len(errors) == 1, (args, result.stderr)
+    # what the command may have created aside, the inputs are unchanged
+    after = checksums(playground)
+    assert {k: v for k, v in after.items() if k in before} == before, args
+    for created in set(after) - set(before):
+        Path(created).unlink()
+
+
+# ── a second hostile pass ────────────────────────────────────────────────────
+
+
+def test_an_output_that_is_a_trace_found_deep_inside_the_inputs(tmp_path: Path) -> None:
+    real = Path(__file__).resolve().parent / "fixtures" / "real" / "claude-code"
+    session = next(real.glob("marot_spotter__*.jsonl"))
+    project = tmp_path / "projects" / "p"
+    project.mkdir(parents=True)
+    shutil.copy(session, project / "s.jsonl")
+    shutil.copytree(session.with_suffix(""), project / "s")
+    subagent = next((project / "s" / "subagents").glob("*.jsonl"))
+    os.link(project / "s.jsonl", tmp_path / "out.txt")
+    before = checksums(tmp_path / "projects")
+    one_line(runner.invoke(app, ["redundant", str(project / "s.jsonl"), "-o", str(subagent)]),
+             "E-IO-004", 2, "it is the input trace")  # fmt: skip
+    one_line(runner.invoke(app, ["redundant", str(tmp_path / "projects"), "-f", "csv",
+                                 "-o", str(tmp_path / "out.txt")]), "E-IO-004")  # fmt: skip
+    assert checksums(tmp_path / "projects") == before
+
+
+def test_a_database_with_tables_only_outside_main_is_not_a_catalog(tmp_path, workdir) -> None:
+    import duckdb
+
+    db = tmp_path / "theirs.duckdb"
+    con = duckdb.connect(str(db))
+    con.execute("CREATE SCHEMA analytics")
+    con.execute("CREATE TABLE analytics.sales (a INTEGER)")
+    con.close()
+    before = db.read_bytes()
+    for extra in ([], ["--rebuild"]):
+        result = runner.invoke(app, ["ingest", "--db", str(db), "--workdir", str(workdir), *extra])
+        assert result.exit_code == 2 and "not a mur-trace catalog" in result.stderr
+    assert db.read_bytes() == before
+
+
+def test_files_added_to_an_output_directory_are_never_deleted(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    assert runner.invoke(app, ["synth", str(out), "--sessions", "2"]).exit_code == 0
+    (out / "workdir" / "NOTES.md").write_text("mine")
+    one_line(runner.invoke(app, ["synth", str(out), "--sessions", "3"]), "E-IO-004")
+    assert (out / "workdir" / "NOTES.md").read_text() == "mine"
+
+
+def test_a_quote_in_a_catalog_file_name_is_data(tmp_path: Path, workdir: Path) -> None:
+    db = tmp_path / "x\" WHERE true; COPY (SELECT 42) TO 'injected' (FORMAT csv); --.duckdb"
+    assert runner.invoke(app, ["ingest", "--db", str(db), "--workdir", str(workdir)]).exit_code == 0
+    result = runner.invoke(app, ["redundant", str(workdir / SESSION), "--db", str(db)])
+    assert result.exit_code == 0, result.output
+    assert "total:      2 redundant calls in 1 of 1 session" in result.stdout
+    assert not (Path.cwd() / "injected").exists() and not (tmp_path / "injected").exists()
+
+
+def test_shell_calls_with_no_exit_code_beside_failed_ones(tmp_path: Path) -> None:
+    calls = [
+        event(event_type="tool_call", turn=2, tool_name="bash", input={"command": "ls"},
+              status="ok"),
+        event(event_type="shell", turn=2, binary="/usr/bin/bash", command="ls"),
+        event(event_type="tool_call", turn=3, tool_name="bash", input={"command": "false"},
+              status="ok"),
+        event(event_type="shell", turn=3, binary="/usr/bin/bash", command="false", exit_code=1),
+    ]  # fmt: skip
+    end = {"event_type": "session_end", "total_turns": 4, "total_shell_calls": 2,
+           "exit_status": "ok"}  # fmt: skip
+    trace = tmp_path / "t.jsonl"
+    trace.write_text(whole_session(*calls, end=end))
+    show = runner.invoke(app, ["show", str(trace)])
+    assert "exit codes: 1 failed (exit 1), 1 with no exit code" in show.stdout, show.output
+    assert runner.invoke(app, ["report", str(trace)]).exit_code == 0
+
+
+def test_dollars_in_resource_names_are_drawn_as_text(tmp_path: Path) -> None:
+    reads = [event(event_type="tool_call", turn=t, tool_name="e", state_effect="read",
+                   input={"path": "${HOME}/notes_${USER}.txt"}, status="ok")
+             for t in range(2, 4)]  # fmt: skip
+    trace = tmp_path / "t.jsonl"
+    trace.write_text(whole_session(*reads))
+    for kind in ("waste", "timeline"):
+        result = runner.invoke(app, ["plot", kind, str(trace), "-o", str(tmp_path / f"{kind}.png")])
+        assert result.exit_code == 0, result.output
+
+
+def test_an_integer_past_pythons_digit_limit_in_an_input(tmp_path: Path) -> None:
+    huge = "9" * 5000
+    call = '{"event_type":"tool_call","turn":2,"tool_name":"x","status":"ok","input":{"n":'
+    turn = event(event_type="inference", turn=2, decision="tool_call", tool_name="x")
+    trace = tmp_path / "t.jsonl"
+    trace.write_text(whole_session(turn, call + huge + ',"s":"text"}}'))
+    for command in (["steps", "-v", str(trace)], ["show", str(trace)]):
+        assert runner.invoke(app, command).exit_code == 0, command
+
+
+def test_a_terminal_that_cannot_show_every_character(tmp_path: Path) -> None:
+    reads = [event(event_type="tool_call", turn=t, tool_name="é", state_effect="read",
+                   input={"path": "src/ñ.rs"}, status="ok") for t in range(2, 4)]  # fmt: skip
+    trace = tmp_path / "t.jsonl"
+    trace.write_text(whole_session(*reads))
+    env = {**os.environ, "PYTHONIOENCODING": "ascii"}
+    for command in (["show", str(trace)], ["redundant", str(trace)], ["report", str(trace)]):
+        result = subprocess.run([sys.executable, "-m", "mur_trace", *command], env=env,
+                                capture_output=True, timeout=120)  # fmt: skip
+        assert result.returncode == 0, result.stderr
+        assert b"Traceback" not in result.stderr
+
+
+def test_a_closed_standard_output(workdir: Path) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "mur_trace", "redundant", "--workdir", str(workdir)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, timeout=120,
+        preexec_fn=lambda: os.close(1),
+    )  # fmt: skip
+    assert (
+        result.returncode == 2 and result.stderr == "error[E-IO-003]: standard output is closed\n"
+    )
+
+
+def test_a_catalog_whose_tables_were_changed(tmp_path: Path, workdir: Path) -> None:
+    import duckdb
+
+    db = tmp_path / "cat.duckdb"
+    assert runner.invoke(app, ["ingest", "--db", str(db), "--workdir", str(workdir)]).exit_code == 0
+    con = duckdb.connect(str(db))
+    con.execute("ALTER TABLE events DROP COLUMN turn")
+    con.close()
+    for command in (["show", "--db", str(db)], ["report", "--db", str(db)]):
+        one_line(runner.invoke(app, command), "E-IO-003")
+
+
+def test_an_effects_file_nested_too_deep_or_with_a_bom(tmp_path: Path, workdir: Path) -> None:
+    deep = tmp_path / "deep.toml"
+    deep.write_text("a = " + "[" * 100_000 + "]" * 100_000 + "\n")
+    one_line(runner.invoke(app, ["redundant", "--workdir", str(workdir), "--policy", "context",
+                                 "--effects", str(deep)]), "E-CFG-002")  # fmt: skip
+    bom = tmp_path / "bom.toml"
+    bom.write_bytes(b'\xef\xbb\xbf[editor]\neffect = "read"\n')
+    result = runner.invoke(app, ["redundant", "--workdir", str(workdir), "--effects", str(bom)])
+    assert result.exit_code == 0, result.output
+
+
+def test_one_command_naming_ten_thousand_files(tmp_path: Path) -> None:
+    files = " ".join(f"f{i}.txt" for i in range(5000))
+    calls = []
+    for turn in (2, 3):
+        calls += [
+            event(event_type="tool_call", turn=turn, tool_name="bash",
+                  input={"command": f"cat {files}"}, status="ok"),
+            event(event_type="shell", turn=turn, binary="/usr/bin/bash", command=f"cat {files}",
+                  exit_code=0),
+        ]  # fmt: skip
+    trace = tmp_path / "t.jsonl"
+    trace.write_text(whole_session(*calls))
+    wrapper = (
+        "import resource, subprocess, sys; "
+        "r = subprocess.run(sys.argv[1:], capture_output=True); "
+        "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)"
+    )
+    for command in (["redundant", "--policy", "context"], ["loops"]):
+        result = subprocess.run(
+            [sys.executable, "-c", wrapper, sys.executable, "-m", "mur_trace", *command,
+             str(trace)], capture_output=True, text=True, timeout=300,
+        )  # fmt: skip
+        assert int(result.stdout) < 600_000, (command, result.stdout)  # KB: linear, not square
+
+
+def test_a_directory_that_is_not_a_workdir_is_searched_a_few_levels_deep(tmp_path: Path):
+    deep = tmp_path / "a" / "b" / "c" / "d" / "e" / "f" / "g"
+    deep.mkdir(parents=True)
+    (deep / "s.jsonl").write_text(whole_session())
+    one_line(runner.invoke(app, ["redundant", str(tmp_path / "a")]), "E-TRC-002")
+    shallow = tmp_path / "x" / "y"
+    shallow.mkdir(parents=True)
+    (shallow / "s.jsonl").write_text(whole_session())
+    result = runner.invoke(app, ["redundant", str(tmp_path / "x")])
+    assert "1 redundant call in 1 of 1 session" in result.stdout, result.output
+
+
+def test_a_trace_still_being_written_is_ingested_once(tmp_path: Path, workdir: Path, monkeypatch):
+    from mur_trace import catalog
+
+    trace = workdir / SESSION / "trace.jsonl"
+    full = trace.read_bytes()
+    cut = full[: full.index(b"\n", len(full) // 2) + 1]  # what the state was taken from
+    real_state = catalog._state
+
+    def state_of_the_first_half(path):  # the file grows after its state was taken
+        state, data = real_state(path)
+        if path.endswith(f"{SESSION}/trace.jsonl"):
+            import hashlib
+
+            state = catalog._FileState(len(cut), state.mtime_ns, cut.count(b"\n"),
+                                       hashlib.sha256(cut).hexdigest(), True)  # fmt: skip
+            data = cut
+        return state, data
+
+    db = tmp_path / "cat.duckdb"
+    monkeypatch.setattr(catalog, "_state", state_of_the_first_half)
+    assert runner.invoke(app, ["ingest", "--db", str(db), "--workdir", str(workdir)]).exit_code == 0
+    monkeypatch.setattr(catalog, "_state", real_state)
+    os.utime(trace, ns=(1, 1))
+    again = runner.invoke(app, ["ingest", "--db", str(db), "--workdir", str(workdir)])
+    assert "1 appended" in again.stdout, again.output
+    events = mur_trace.load([trace], db=db).events.count("*").fetchall()[0][0]
+    assert events == mur_trace.load([trace]).events.count("*").fetchall()[0][0]
+
+
+def test_a_catalog_of_other_agents_sessions_keeps_each(tmp_path: Path) -> None:
+    real = Path(__file__).resolve().parent / "fixtures" / "real" / "claude-code"
+    project = tmp_path / "project"
+    project.mkdir()
+    for session in real.glob("*.jsonl"):
+        shutil.copy(session, project / session.name)
+    db = tmp_path / "cat.duckdb"
+    assert runner.invoke(app, ["ingest", "--db", str(db), str(project)]).exit_code == 0
+    report = runner.invoke(app, ["report", "--db", str(db)])
+    assert f"Sessions: 3  ({db})" in report.stdout, report.output
