@@ -6,6 +6,7 @@ E_TRC_001 = "E-TRC-001"  # malformed trace (names file:line); an empty trace fil
 E_TRC_002 = "E-TRC-002"  # session not found / ambiguous / bad ordinal or --since
 E_IO_001 = "E-IO-001"  # file or directory not found
 E_IO_003 = "E-IO-003"  # unreadable
+E_CFG_003 = "E-CFG-003"  # an optional dependency is missing (names what to install)
 
 
 class MurTraceError(Exception):
