@@ -276,10 +276,10 @@ def read_events(spark: SparkSession, export: str) -> DataFrame:
 def run(export: str, output: str, detection: Detection, master: str | None = None) -> int:
     """Read the events of the export `export`, find `detection`'s findings, write them to
     `output` as a Parquet dataset (replacing it); return how many were written."""
+    spark = session(master)  # first: it says what is missing
     from py4j.protocol import Py4JJavaError
     from pyspark.errors import PySparkException
 
-    spark = session(master)
     findings = find(read_events(spark, export), detection)
     try:
         findings.write.mode("overwrite").parquet(output)
