@@ -141,7 +141,7 @@ def test_a_partition_is_loaded_whole_trace_by_whole_trace(
 def test_cli_writes_the_findings_of_redundant_parquet(
     session, sample_export: Path, tmp_path: Path, policy: str
 ) -> None:
-    out = tmp_path / "findings"
+    out = tmp_path / "findings[1]"  # not a pattern
     result = runner.invoke(
         app, ["spark", "redundant", str(sample_export), "--policy", policy, "-o", str(out)]
     )
