@@ -13,6 +13,9 @@ Every run is a whole command, start-up included, as a user runs it. Each Spark r
 findings are compared with the single process's, row for row (and schema): `equal` says
 whether they are the same.
 
+`move[2]` is Spark's floor under those runs, with `local[2]`: the same start-up, reading,
+shuffle by trace, sort and hand-over to Python as Arrow, and no finding.
+
 Then Spark's fixed cost (the same commands over the seven sample sessions), a fit of
 time = fixed + cost per session for each contender, Spark's scaling from one core to two,
 and from what size Spark pays on this machine, or why it does not.
@@ -39,6 +42,19 @@ ENV = {
     "PYTHONPYCACHEPREFIX": str(Path(tempfile.gettempdir()) / "mur-trace-bench-pycache"),
 }
 CONTENDERS = ("single", "local[1]", "local[2]")
+#: Spark's floor under `mur-trace spark` (whole command, as the others): start a session,
+#: read the export's events, repartition them by trace, sort them and hand them to Python
+#: as Arrow, as `mur_trace.spark.find` does, and find nothing.
+MOVE = """
+import sys
+from mur_trace import spark
+from mur_trace.load import event_columns
+
+session = spark.session(sys.argv[2])
+events = spark.read_events(session, sys.argv[1]).select(*(n for n, _ in event_columns()))
+by_trace = events.repartition("trace_path").sortWithinPartitions("trace_path", "line")
+print(by_trace.mapInArrow(lambda batches: (b.slice(0, 0) for b in batches), events.schema).count())
+"""
 
 
 def run(cmd: list[str]) -> float:
@@ -138,6 +154,10 @@ def main() -> None:
             exported = out / "export"
             exporting = export(workdir, exported)
             events = _rows(exported / "events")
+            move = statistics.median(
+                run([sys.executable, "-c", MOVE, str(exported), "local[2]"])
+                for _ in range(args.repeat)
+            )
             for detection in args.detections:
                 found = out / detection
                 found.mkdir(parents=True)
@@ -149,7 +169,7 @@ def main() -> None:
                 for name, seconds in times.items():
                     points[detection][name].append((size, seconds))
                 single, one, two = (times[c] for c in CONTENDERS)
-                print(f"{size:>8,} {events:>9,} {exporting:>7.1f} | {detection:<9} "
+                print(f"{size:>8,} {events:>9,} {exporting:>7.1f} {move:>7.1f} | {detection:<9} "
                       f"{single:>7.1f} {one:>8.1f} {two:>8.1f} | {one / single:>10.2f} "
                       f"{two / single:>10.2f} {one / two:>7.2f} | {equal(found)}",
                       flush=True)  # fmt: skip
@@ -181,7 +201,7 @@ def verdict(fits: dict[str, tuple[float, float]]) -> str:
                 "the single process's time, on the same two cores, and its fixed cost is "
                 f"{fixed_2 - fixed_single:.0f} s more")  # fmt: skip
     return (f"{pays}. One core to two: {per_1 / per_2:.2f} x faster per session. At local[1]'s "
-            f"cost per core, Spark needs more than {per_1 / per_single:.0f} cores to go faster "
+            f"cost per core, Spark needs more than {per_1 / per_single:.1f} cores to go faster "
             "per session than the single process on this machine's two")  # fmt: skip
 
 
