@@ -136,7 +136,8 @@ def main() -> None:
         f"{os.cpu_count()} cores; medians of {args.repeat} run(s); whole commands, start-up "
         f"included; load average {os.getloadavg()[0]:.1f} at the start\n"
     )
-    header = (f"{'sessions':>8} {'events':>9} {'export':>7} | {'detection':<9} "
+    header = (f"{'sessions':>8} {'events':>9} {'export':>7} {'move[2]':>7} | "
+              f"{'detection':<9} "
               f"{'single':>7} {'local[1]':>8} {'local[2]':>8} | {'[1]/single':>10} "
               f"{'[2]/single':>10} {'[1]/[2]':>7} | equal")  # fmt: skip
     print(header)
