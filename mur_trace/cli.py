@@ -566,7 +566,7 @@ MasterOpt = Annotated[
 @spark_app.command("redundant")
 def spark_redundant(
     export_dir: ExportArg,
-    output: DatasetOpt = ...,  # type: ignore[assignment]
+    output: DatasetOpt = ...,
     policy: PolicyOpt = Policy.reference,  # type: ignore[attr-defined]
     rule: RuleOpt = None,
     no_rule: NoRuleOpt = None,
@@ -586,7 +586,7 @@ def spark_redundant(
 @spark_app.command("loops")
 def spark_loops(
     export_dir: ExportArg,
-    output: DatasetOpt = ...,  # type: ignore[assignment]
+    output: DatasetOpt = ...,
     window: Annotated[
         int, typer.Option(min=0, help="How many turns back an identical call still counts.")
     ] = 5,

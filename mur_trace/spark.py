@@ -265,7 +265,7 @@ def read_events(spark: SparkSession, export: str) -> DataFrame:
 
     path = f"{export.rstrip('/')}/events"
     try:
-        return spark.read.parquet(path)
+        return spark.read.parquet(_literal(path))
     except AnalysisException as exc:
         if exc.getCondition() == "PATH_NOT_FOUND":
             raise MurTraceError(

@@ -27,8 +27,8 @@ from mur_trace.synth import synthesize
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE_WORKDIR = ROOT / "sample_traces" / "workdir"
 
-#: Simulated sessions of the second workdir: enough for several partitions per task, many
-#: dates (the export is partitioned by date) and every kind of finding.
+#: Simulated sessions of the second workdir: enough for every kind of finding and several
+#: traces in each of a task's loads.
 SYNTH_SESSIONS = 300
 
 runner = CliRunner()
@@ -63,10 +63,11 @@ def sample_export(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def synth(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    """A simulated workdir and its export, hive-partitioned by date."""
+    """A simulated workdir and its export, hive-partitioned by capsule (four directories;
+    Spark adds the partition column, which the detection leaves aside)."""
     out = tmp_path_factory.mktemp("synth")
     workdir = synthesize(out, SYNTH_SESSIONS, seed=16)
-    return workdir, _export(workdir, out / "export", "--partition-by", "date")
+    return workdir, _export(workdir, out / "export", "--partition-by", "capsule")
 
 
 def _sorted(rows) -> list[tuple]:
