@@ -1,3 +1,4 @@
-from .cli import main
+# Absolute, so that this file also runs as a script: spark-submit .../mur_trace/__main__.py
+from mur_trace.cli import main
 
 main()

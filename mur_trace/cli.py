@@ -724,6 +724,74 @@ def export(
             typer.echo(f"{parquet / name}: {rows:,} rows")
 
 
+spark_app = typer.Typer(
+    help="The same detection on Spark, over an `export` directory. Needs the `spark` extra "
+    "(pyspark 4) and Java 17 or later.",
+    no_args_is_help=True,
+)
+app.add_typer(spark_app, name="spark")
+
+ExportArg = Annotated[
+    str,
+    typer.Argument(
+        help="A directory written by `mur-trace export --parquet` (its `events` dataset): "
+        "a path or any URL Spark reads (hdfs://, s3a://).",
+        show_default=False,
+    ),
+]
+DatasetOpt = Annotated[
+    str,
+    typer.Option(
+        "--output", "-o", help="Directory (or URL) of the findings' Parquet dataset; replaced."
+    ),
+]
+MasterOpt = Annotated[
+    str | None,
+    typer.Option(
+        help="Spark master URL (local[2], spark://host:7077, yarn). "
+        "Default: spark-submit's --master, else local[*].",
+        show_default=False,
+    ),
+]
+
+
+@spark_app.command("redundant")
+def spark_redundant(
+    export_dir: ExportArg,
+    output: DatasetOpt = ...,
+    policy: PolicyOpt = Policy.reference,  # type: ignore[attr-defined]
+    rule: RuleOpt = None,
+    no_rule: NoRuleOpt = None,
+    effects: EffectsOpt = None,
+    master: MasterOpt = None,
+) -> None:
+    """Find the redundant calls of an export's sessions with Spark; write them as Parquet."""
+    rules = _rules(rule, no_rule)
+    with _errors():
+        from . import spark
+
+        detection = spark.Detection.redundant(policy.value, rules, effects)
+        rows = spark.run(export_dir, output, detection, master)
+        typer.echo(f"{output}: {rows:,} findings")
+
+
+@spark_app.command("loops")
+def spark_loops(
+    export_dir: ExportArg,
+    output: DatasetOpt = ...,
+    window: Annotated[
+        int, typer.Option(min=0, help="How many turns back an identical call still counts.")
+    ] = 5,
+    master: MasterOpt = None,
+) -> None:
+    """Find the loops of an export's sessions with Spark; write them as Parquet."""
+    with _errors():
+        from . import spark
+
+        rows = spark.run(export_dir, output, spark.Detection.loops(window), master)
+        typer.echo(f"{output}: {rows:,} findings")
+
+
 class PlotKind(StrEnum):
     timeline = "timeline"
     waste = "waste"

@@ -1,7 +1,7 @@
 """JSON Lines -> DuckDB tables. The only module that creates tables.
 
 DuckDB reads and parses the traces itself (queries/load/*.sql): Python only lists the
-files. Loading defines:
+files. Loading (`load_traces`) defines:
 
 - `traces`: one row per trace file asked for, with its session id and, when it cannot be
   analysed, the error that keeps it out;
@@ -10,6 +10,9 @@ files. Loading defines:
   (the user's effects file, empty by default): the settings of the context policy;
 - the macros of queries/functions/; the views of queries/ (VIEWS, MATERIALISED) are
   created on first use by `Relations`.
+
+`load_events` defines the same from events loaded before: the `events` dataset of
+`export`, handed over as Arrow (how `mur_trace.spark` runs the queries on each partition).
 """
 
 from __future__ import annotations
@@ -20,11 +23,13 @@ import re
 import stat
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from functools import cache
+from typing import Any
 
 import duckdb
 
 from . import formats, queries
-from .errors import E_IO_001, E_IO_003, E_TRC_001
+from .errors import E_IO_001, E_IO_003, E_TRC_001, MurTraceError
 
 #: Trace bytes loaded at a time by `find_redundant` and `ingest`: bounds their memory
 #: whatever the fleet (under 700 MB at the peak of `redundant` on 20,000 sessions).
@@ -374,6 +379,50 @@ def read_other_formats(con: duckdb.DuckDBPyConnection, readers: Sequence[str]) -
     for name in readers:
         con.execute(f"INSERT INTO lines BY NAME {queries.get(f'formats/{name}').sql}")
     con.execute("DROP TABLE source_lines")
+
+
+@cache
+def event_columns() -> tuple[tuple[str, str], ...]:
+    """The columns of `events`, (name, DuckDB type) in order, as loading makes them."""
+    con = connect()
+    try:
+        load_traces(con, [])
+        events = con.table("events")
+        return tuple(zip(events.columns, map(str, events.types), strict=True))
+    finally:
+        con.close()
+
+
+def load_events(con: duckdb.DuckDBPyConnection, events: Any) -> None:
+    """Make `events` and `traces` from events loaded before, instead of from trace files.
+
+    `events` is an Arrow table (or record batch reader) with the columns of `events`
+    (`event_columns`), as the `events` dataset of `mur-trace export` holds them; other
+    columns (the export's `date` and `capsule`) are ignored, values are cast to the
+    loader's types (JSON arrives as text from Parquet). It must hold every event of each
+    of its traces: a finding depends on its whole trace, and on nothing else. `traces`
+    is derived from the events (queries/load/traces_of_events.sql). A load replaces what
+    the connection held.
+    """
+    columns = event_columns()
+    missing = [name for name, _ in columns if name not in events.schema.names]
+    if missing:
+        raise MurTraceError(
+            E_IO_003,
+            f"the events have no column {missing[0]!r}: not the events of `mur-trace export`",
+        )
+    con.execute("SET preserve_insertion_order = false")
+    drop_loaded(con)
+    create_macros(con)
+    # our own column names and types, never the data's
+    select = ", ".join(f'CAST("{name}" AS {kind}) AS "{name}"' for name, kind in columns)
+    con.register("loaded_events", events)
+    try:
+        con.execute(f"CREATE OR REPLACE TABLE events AS SELECT {select} FROM loaded_events")
+    finally:
+        con.unregister("loaded_events")
+    con.execute(f"CREATE OR REPLACE TABLE traces AS {queries.get('load/traces_of_events').sql}")
+    create_settings(con)
 
 
 def _noted(con: duckdb.DuckDBPyConnection, column: str, columns: str) -> list[tuple]:

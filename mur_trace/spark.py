@@ -1,0 +1,302 @@
+"""Redundant calls and loops on Spark, over the events `mur-trace export` writes.
+
+A finding depends on its own trace only, so partitioning by trace is exact: the events are
+repartitioned by `trace_path` and sorted by trace and line, and each partition goes, as
+Arrow batches (`mapInArrow`), to a function that loads whole traces at a time into an
+in-process DuckDB (`load.load_events`) and runs mur-trace's own queries over them through
+`Trace`: one SQL definition of every rule, no translation. Spark only moves the rows.
+
+    from mur_trace import spark
+
+    session = spark.session()  # or any SparkSession whose workers have mur-trace
+    events = spark.read_events(session, "export")  # the `events` dataset of an export
+    spark.redundant(events, policy="context").write.parquet("findings")
+
+The findings have the schema of `mur-trace redundant -f parquet` (or of `loops`), column
+for column. Needs pyspark 4 (`pip install 'mur-trace[spark]'`) and Java 17 or later.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import shutil
+import sys
+import warnings
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from .effects import Effect, read_effects
+from .errors import E_CFG_003, E_IO_001, E_IO_003, MurTraceError
+from .load import connect, event_columns, load_events, load_traces
+from .trace import Trace
+
+if TYPE_CHECKING:
+    import duckdb
+    import pyarrow as pa
+    from pyspark.sql import DataFrame, SparkSession
+
+#: Events a task loads into DuckDB at a time (whole traces: more when one trace is longer):
+#: bounds a task's memory whatever the size of its partition. Each load plans the queries
+#: again, so loads are not made smaller than they need to be.
+CHUNK_EVENTS = 500_000
+
+#: Settings of the sessions `session` starts, unless given: a command's output is its
+#: findings, so the driver logs only errors (mur_trace/log4j2.properties) and draws no
+#: progress bar.
+SESSION_DEFAULTS = {
+    "spark.driver.extraJavaOptions": "-Dlog4j2.configurationFile="
+    + (Path(__file__).resolve().parent / "log4j2.properties").as_uri(),
+    "spark.ui.showConsoleProgress": "false",
+}
+
+#: Spark's name of each DuckDB type the findings have.
+_SPARK_TYPES = {"VARCHAR": "STRING", "BIGINT": "BIGINT", "INTEGER": "INT", "DOUBLE": "DOUBLE"}
+
+
+@dataclass(frozen=True)
+class Detection:
+    """What to find: the findings of a redundancy policy (`policy`), or loops (`policy`
+    None, with `window`). Plain data: Spark sends it to every task."""
+
+    policy: str | None = None
+    rules: tuple[tuple[str, bool], ...] = ()
+    effects: tuple[Effect, ...] | None = None
+    window: int = 5
+
+    @classmethod
+    def redundant(
+        cls,
+        policy: str = "reference",
+        rules: Mapping[str, bool] | None = None,
+        effects: str | os.PathLike[str] | None = None,
+    ) -> Detection:
+        """The findings of `policy`, with `rules` and the effects file `effects` (read here,
+        on the driver) as for `mur_trace.load`."""
+        declared = tuple(read_effects(effects)) if effects is not None else None
+        return cls(policy, tuple((rules or {}).items()), declared)
+
+    @classmethod
+    def loops(cls, window: int = 5) -> Detection:
+        """Loops, as `Trace.loops(window)`."""
+        return cls(window=window)
+
+    def trace(self, con: duckdb.DuckDBPyConnection) -> Trace:
+        """The events loaded in `con`, as a Trace with these rules and effects."""
+        effects = list(self.effects) if self.effects is not None else None
+        return Trace(con, [], self.policy or "reference", rules=dict(self.rules), effects=effects)
+
+    def findings(self, trace: Trace) -> duckdb.DuckDBPyRelation:
+        """The findings of the traces loaded in `trace`."""
+        return trace.loops(self.window) if self.policy is None else trace.redundant_calls()
+
+    def schema(self) -> str:
+        """The findings' schema as Spark DDL (`session_id STRING, ...`), from the queries
+        themselves run over no trace. Refuses an unknown policy or rule."""
+        con = connect()
+        try:
+            load_traces(con, [])
+            rel = self.findings(self.trace(con))
+            return ", ".join(
+                f"`{name}` {_spark_type(str(kind))}"
+                for name, kind in zip(rel.columns, rel.types, strict=True)
+            )
+        finally:
+            con.close()
+
+
+def _spark_type(kind: str) -> str:
+    try:
+        return _SPARK_TYPES[kind]
+    except KeyError:
+        raise TypeError(f"no Spark type for {kind}, the DuckDB type of a finding") from None
+
+
+def redundant(
+    events: DataFrame,
+    policy: str = "reference",
+    rules: Mapping[str, bool] | None = None,
+    effects: str | os.PathLike[str] | None = None,
+    *,
+    partitions: int | None = None,
+) -> DataFrame:
+    """The redundant calls of `events` (the `events` dataset of `mur-trace export`) under
+    `policy`, with `rules` and `effects` as for `mur_trace.load`: the rows and the schema of
+    `mur-trace redundant -f parquet` over the traces exported. `partitions`: how many
+    partitions the events are spread over by trace (default: Spark's shuffle partitions)."""
+    return find(events, Detection.redundant(policy, rules, effects), partitions=partitions)
+
+
+def loops(events: DataFrame, window: int = 5, *, partitions: int | None = None) -> DataFrame:
+    """The loops of `events` (see `Trace.loops`), with the schema of `mur-trace loops`."""
+    return find(events, Detection.loops(window), partitions=partitions)
+
+
+def find(events: DataFrame, detection: Detection, *, partitions: int | None = None) -> DataFrame:
+    """The findings of `detection` over `events`, computed trace by trace on the workers."""
+    columns = [name for name, _ in event_columns()]
+    missing = [name for name in columns if name not in events.columns]
+    if missing:
+        raise MurTraceError(
+            E_IO_003,
+            f"the events have no column {missing[0]!r}: not the events of `mur-trace export`",
+        )
+    keys = ("trace_path",) if partitions is None else (partitions, "trace_path")
+    by_trace = events.select(*columns).repartition(*keys).sortWithinPartitions("trace_path", "line")
+    with _pandas_warning_ignored():
+        return by_trace.mapInArrow(partial(find_in_batches, detection), detection.schema())
+
+
+def find_in_batches(
+    detection: Detection, batches: Iterable[pa.RecordBatch], chunk_events: int = CHUNK_EVENTS
+) -> Iterator[pa.RecordBatch]:
+    """The findings of `detection` over batches of events in which each trace's events are
+    contiguous (a partition of `find`): whole traces are loaded into one DuckDB about
+    `chunk_events` at a time, and their findings come out as Arrow batches."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    con = connect()
+    con.execute("SET threads = $n", {"n": _task_cpus()})
+    pending: list[pa.RecordBatch] = []
+    rows = 0
+    try:
+        for batch in batches:
+            pending.append(batch)
+            rows += batch.num_rows
+            if rows < chunk_events:
+                continue
+            table = pa.Table.from_batches(pending)
+            paths = table.column("trace_path")
+            # the last trace may go on in the next batch: it waits for the next load
+            last = pc.index(paths, paths[-1]).as_py()
+            if last > 0:
+                yield from _find_loaded(con, detection, table.slice(0, last))
+                pending = table.slice(last).to_batches()
+                rows = table.num_rows - last
+        if rows:
+            yield from _find_loaded(con, detection, pa.Table.from_batches(pending))
+    finally:
+        con.close()
+
+
+def _find_loaded(
+    con: duckdb.DuckDBPyConnection, detection: Detection, events: pa.Table
+) -> Iterator[pa.RecordBatch]:
+    load_events(con, events)
+    yield from detection.findings(detection.trace(con)).to_arrow_reader()
+
+
+@contextlib.contextmanager
+def _pandas_warning_ignored() -> Iterator[None]:
+    """pyspark warns that it does not fully support pandas 3 whenever it checks that pandas
+    is there (starting a session, an Arrow UDF): these findings never go through pandas."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings(
+            "ignore", "PySpark does not yet fully support pandas", FutureWarning
+        )
+        yield
+
+
+def _task_cpus() -> int:
+    """The cores Spark gave this task (`spark.task.cpus`): DuckDB's threads."""
+    from pyspark import TaskContext
+
+    context = TaskContext.get()
+    return context.cpus() if context is not None else 1
+
+
+def _java() -> str | None:
+    """The `java` Spark starts: JAVA_HOME's, else the first on PATH."""
+    home = os.environ.get("JAVA_HOME")
+    if home:
+        java = Path(home) / "bin" / "java"
+        return str(java) if java.is_file() else None
+    return shutil.which("java")
+
+
+def session(master: str | None = None, config: Mapping[str, str] | None = None) -> SparkSession:
+    """A SparkSession for mur-trace (the active one if there is one).
+
+    `master` defaults to spark-submit's `--master`, else `local[*]`. Workers run this
+    Python (`PYSPARK_PYTHON`, unless set). A missing pyspark or Java is a `MurTraceError`
+    saying what to install.
+    """
+    try:
+        from pyspark.errors import PySparkException
+        from pyspark.sql import SparkSession
+    except ImportError:
+        raise MurTraceError(
+            E_CFG_003, "the spark commands need pyspark: pip install 'mur-trace[spark]'"
+        ) from None
+    java = _java()
+    if java is None:
+        where = "JAVA_HOME" if os.environ.get("JAVA_HOME") else "PATH"
+        raise MurTraceError(
+            E_CFG_003,
+            f"Spark needs Java 17 or later and there is no java on {where}: install a JDK "
+            "(e.g. apt-get install openjdk-17-jre-headless) or set JAVA_HOME",
+        )
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    builder = SparkSession.builder.appName("mur-trace")
+    if master is not None:
+        builder = builder.master(master)
+    for key, value in {**SESSION_DEFAULTS, **(config or {})}.items():
+        builder = builder.config(key, value)
+    try:
+        with _pandas_warning_ignored():
+            return builder.getOrCreate()
+    except PySparkException as exc:
+        raise MurTraceError(
+            E_CFG_003,
+            f"Spark could not start Java ({java}); Spark 4 needs Java 17 or later: "
+            f"{_first_line(exc)}",
+        ) from None
+
+
+def read_events(spark: SparkSession, export: str) -> DataFrame:
+    """The `events` dataset of the `mur-trace export` directory `export` (a path or a URL
+    Spark reads: hdfs://, s3a://, ...), with its partition columns if it has any."""
+    from pyspark.errors import AnalysisException
+
+    path = f"{export.rstrip('/')}/events"
+    try:
+        return spark.read.parquet(_literal(path))
+    except AnalysisException as exc:
+        if exc.getCondition() == "PATH_NOT_FOUND":
+            raise MurTraceError(
+                E_IO_001, f"no events dataset at {path}: is {export} a `mur-trace export`?"
+            ) from None
+        raise MurTraceError(E_IO_003, f"cannot read {path}: {_first_line(exc)}") from None
+
+
+def run(export: str, output: str, detection: Detection, master: str | None = None) -> int:
+    """Read the events of the export `export`, find `detection`'s findings, write them to
+    `output` as a Parquet dataset (replacing it); return how many were written."""
+    spark = session(master)  # first: it says what is missing
+    from py4j.protocol import Py4JJavaError
+    from pyspark.errors import PySparkException
+
+    findings = find(read_events(spark, export), detection)
+    try:
+        findings.write.mode("overwrite").parquet(output)
+        # counted from the files' footers (cached findings would be counted once, but in
+        # Spark's 200 shuffle partitions: caching stops their coalescing, 20 x slower)
+        return spark.read.parquet(_literal(output)).count()
+    except (PySparkException, Py4JJavaError) as exc:
+        raise MurTraceError(E_IO_003, f"Spark failed: {_first_line(exc)}") from None
+
+
+def _literal(path: str) -> str:
+    """`path` as a pattern that matches only itself (Spark reads `out[1]` as a pattern)."""
+    return re.sub(r"([\\\[\]{}*?])", r"\\\1", path)
+
+
+def _first_line(exc: Exception) -> str:
+    return next(
+        (line.strip() for line in str(exc).splitlines() if line.strip()), type(exc).__name__
+    )

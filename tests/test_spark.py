@@ -1,0 +1,233 @@
+"""mur_trace.spark and `mur-trace spark`: Spark's findings over an export are mur-trace's own.
+
+One local Spark (`local[2]`) serves the whole module. On the sample workdir and on a
+simulated one, for both policies and for loops, the findings Spark computes from the
+`events` dataset of `export` equal, row for row, those mur-trace computes from the trace
+files; `mur-trace spark` writes them with the schema of `mur-trace redundant -f parquet`.
+The same check over 5,000 simulated sessions is in benchmarks/spark.py: here it made this
+module take 3 min 20 s instead of about 1 min 15 s.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.dataset as ds
+import pyarrow.parquet as pq
+import pytest
+from typer.testing import CliRunner
+
+import mur_trace
+from mur_trace import spark
+from mur_trace.cli import app
+from mur_trace.synth import synthesize
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLE_WORKDIR = ROOT / "sample_traces" / "workdir"
+
+#: Simulated sessions of the second workdir: enough for every kind of finding and several
+#: traces in each of a task's loads.
+SYNTH_SESSIONS = 300
+
+runner = CliRunner()
+
+
+@pytest.fixture(scope="module")
+def session():
+    """A local Spark with two cores, few shuffle partitions and no UI; skipped, saying what
+    is missing, without pyspark or Java."""
+    try:
+        started = spark.session(
+            "local[2]", {"spark.sql.shuffle.partitions": "3", "spark.ui.enabled": "false"}
+        )
+    except mur_trace.MurTraceError as exc:
+        pytest.skip(f"no local Spark: {exc}")
+    yield started
+    started.stop()
+
+
+def _export(workdir: Path, out: Path, *options: str) -> Path:
+    result = runner.invoke(
+        app, ["export", "--parquet", str(out), "--workdir", str(workdir), *options]
+    )
+    assert result.exit_code == 0, result.output
+    return out
+
+
+@pytest.fixture(scope="module")
+def sample_export(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return _export(SAMPLE_WORKDIR, tmp_path_factory.mktemp("sample") / "export")
+
+
+@pytest.fixture(scope="module")
+def synth(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """A simulated workdir and its export, hive-partitioned by capsule (four directories;
+    Spark adds the partition column, which the detection leaves aside)."""
+    out = tmp_path_factory.mktemp("synth")
+    workdir = synthesize(out, SYNTH_SESSIONS, seed=16)
+    return workdir, _export(workdir, out / "export", "--partition-by", "capsule")
+
+
+def _sorted(rows) -> list[tuple]:
+    """Rows in one order whatever order they came in (NULLs sort first)."""
+    return sorted((tuple(row) for row in rows), key=lambda row: [(v is not None, v) for v in row])
+
+
+def _expected(workdir: Path, detection: str) -> tuple[list[str], list[tuple]]:
+    """Columns and rows of mur-trace's own findings over the trace files."""
+    if detection == "loops":
+        rel = mur_trace.load(workdir=workdir).loops()
+    else:
+        rel = mur_trace.find_redundant(workdir=workdir, policy=detection).relation
+    return rel.columns, rel.fetchall()
+
+
+def _on_spark(session, export: Path, detection: str, **options):
+    events = spark.read_events(session, str(export))
+    if detection == "loops":
+        return spark.loops(events, **options)
+    return spark.redundant(events, detection, **options)
+
+
+@pytest.mark.parametrize("detection", ["reference", "context", "loops"])
+@pytest.mark.parametrize("workdir", ["sample", "synth"])
+def test_spark_finds_what_mur_trace_finds(
+    session, sample_export: Path, synth: tuple[Path, Path], workdir: str, detection: str
+) -> None:
+    traces, export = (SAMPLE_WORKDIR, sample_export) if workdir == "sample" else synth
+    columns, expected = _expected(traces, detection)
+    assert expected, "a comparison over no findings proves little"
+    found = _on_spark(session, export, detection)
+    assert found.columns == columns
+    assert _sorted(found.collect()) == _sorted(expected)
+
+
+def test_spark_applies_rules_and_effects(session, synth: tuple[Path, Path]) -> None:
+    workdir, export = synth
+    effects = workdir.parent / "effects.toml"
+    rules = {"same_request": False, "shell_inference": False}
+    expected = mur_trace.find_redundant(
+        workdir=workdir, policy="context", rules=rules, effects=effects
+    ).relation.fetchall()
+    default = mur_trace.find_redundant(workdir=workdir, policy="context").relation.fetchall()
+    assert _sorted(expected) != _sorted(default), "the settings change nothing here"
+    found = _on_spark(session, export, "context", rules=rules, effects=effects, partitions=2)
+    assert _sorted(found.collect()) == _sorted(expected)
+
+
+def _events_by_trace(export: Path) -> pa.Table:
+    events = ds.dataset(export / "events").to_table()
+    return events.sort_by([("trace_path", "ascending"), ("line", "ascending")])
+
+
+@pytest.mark.parametrize("chunk_events", [1, 30])
+def test_a_partition_is_loaded_whole_trace_by_whole_trace(
+    sample_export: Path, chunk_events: int
+) -> None:
+    """Batches of 7 events cut traces anywhere (the sample's have 8 to 28 events); loads
+    of about `chunk_events` events still hold whole traces, and the findings are the same
+    as from the files."""
+    pytest.importorskip("pyspark", reason="pyspark is not installed")
+    events = _events_by_trace(sample_export)
+    detection = spark.Detection.redundant("context")
+    batches = spark.find_in_batches(detection, events.to_batches(7), chunk_events)
+    found = [row for batch in batches for row in _rows(pa.Table.from_batches([batch]))]
+    _, expected = _expected(SAMPLE_WORKDIR, "context")
+    assert _sorted(found) == _sorted(expected)
+
+
+@pytest.mark.parametrize("policy", ["reference", "context"])
+def test_cli_writes_the_findings_of_redundant_parquet(
+    session, sample_export: Path, tmp_path: Path, policy: str
+) -> None:
+    out = tmp_path / "findings[1]"  # not a pattern
+    result = runner.invoke(
+        app, ["spark", "redundant", str(sample_export), "--policy", policy, "-o", str(out)]
+    )
+    assert result.exit_code == 0, result.output
+    single = tmp_path / "single.parquet"
+    result_single = runner.invoke(
+        app,
+        ["redundant", "--workdir", str(SAMPLE_WORKDIR), "--policy", policy]
+        + ["-f", "parquet", "-o", str(single)],
+    )
+    assert result_single.exit_code == 0, result_single.output
+    written, expected = ds.dataset(out).to_table(), pq.read_table(single)
+    assert result.stdout == f"{out}: {expected.num_rows:,} findings\n"
+    assert written.schema.remove_metadata() == expected.schema.remove_metadata()
+    assert _sorted(_rows(written)) == _sorted(_rows(expected))
+
+
+def test_cli_writes_the_findings_of_loops_parquet(
+    session, sample_export: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "loops"
+    result = runner.invoke(
+        app, ["spark", "loops", str(sample_export), "--window", "3", "-o", str(out)]
+    )
+    assert result.exit_code == 0, result.output
+    single = tmp_path / "single.parquet"
+    loops = ["loops", "--workdir", str(SAMPLE_WORKDIR), "--window", "3"]
+    assert runner.invoke(app, [*loops, "-f", "parquet", "-o", str(single)]).exit_code == 0
+    written, expected = ds.dataset(out).to_table(), pq.read_table(single)
+    assert written.schema.remove_metadata() == expected.schema.remove_metadata()
+    assert _sorted(_rows(written)) == _sorted(_rows(expected))
+
+
+def _rows(table: pa.Table) -> list[tuple]:
+    return list(zip(*(column.to_pylist() for column in table.columns), strict=True))
+
+
+def _one_error_line(result) -> str:
+    assert result.exit_code == 2, result.output
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1, result.stderr
+    return lines[0]
+
+
+def test_no_java_is_one_line_saying_what_to_install(
+    monkeypatch: pytest.MonkeyPatch, sample_export: Path, tmp_path: Path
+) -> None:
+    command = ["spark", "redundant", str(sample_export), "-o", str(tmp_path / "out")]
+    monkeypatch.setenv("JAVA_HOME", str(tmp_path))  # no bin/java there
+    assert _one_error_line(runner.invoke(app, command)) == (
+        "error[E-CFG-003]: Spark needs Java 17 or later and there is no java on JAVA_HOME: "
+        "install a JDK (e.g. apt-get install openjdk-17-jre-headless) or set JAVA_HOME"
+    )
+    monkeypatch.delenv("JAVA_HOME")
+    monkeypatch.setenv("PATH", str(tmp_path))
+    line = _one_error_line(runner.invoke(app, command))
+    assert line.startswith(
+        "error[E-CFG-003]: Spark needs Java 17 or later and there is no java on PATH"
+    )
+
+
+def test_no_pyspark_is_one_line_naming_the_extra(
+    monkeypatch: pytest.MonkeyPatch, sample_export: Path, tmp_path: Path
+) -> None:
+    for name in [*sys.modules, "pyspark"]:
+        if name == "pyspark" or name.startswith("pyspark."):
+            monkeypatch.setitem(sys.modules, name, None)  # import fails
+    result = runner.invoke(app, ["spark", "loops", str(sample_export), "-o", str(tmp_path / "o")])
+    assert _one_error_line(result) == (
+        "error[E-CFG-003]: the spark commands need pyspark: pip install 'mur-trace[spark]'"
+    )
+
+
+def test_a_directory_that_is_no_export_is_one_line(session, tmp_path: Path) -> None:
+    command = ["spark", "redundant", str(tmp_path / "nowhere"), "-o", str(tmp_path / "out")]
+    assert _one_error_line(runner.invoke(app, command)) == (
+        f"error[E-IO-001]: no events dataset at {tmp_path / 'nowhere'}/events: "
+        f"is {tmp_path / 'nowhere'} a `mur-trace export`?"
+    )
+    (tmp_path / "other" / "events").mkdir(parents=True)
+    pq.write_table(
+        pa.table({"trace_path": ["a"], "line": [1]}), tmp_path / "other/events/x.parquet"
+    )
+    command = ["spark", "loops", str(tmp_path / "other"), "-o", str(tmp_path / "out")]
+    assert _one_error_line(runner.invoke(app, command)) == (
+        "error[E-IO-003]: the events have no column 'session_id': "
+        "not the events of `mur-trace export`"
+    )
