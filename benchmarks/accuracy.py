@@ -7,7 +7,10 @@ Two corpora, side by side in one table:
 
 - *recorded*: sessions played for real against a git repository by `benchmarks/record.py`
   (committed under `benchmarks/recorded/`), whose truth comes from the bytes each call
-  returned;
+  returned; or any corpus laid out the same way (`workdir/`, `truth.jsonl`, and
+  `effects.toml` when its tools need one), such as the held-out sessions of
+  `benchmarks/record_heldout.py` (`--recorded benchmarks/heldout`), named in the table by
+  its directory;
 - *simulated*: `mur_trace.synth` sessions (`--sessions`, `--seed`), generated on the fly.
 
 Rows: the reference policy, the context policy, then the context policy with each rule of
@@ -232,7 +235,8 @@ def main() -> None:
         "--recorded",
         type=Path,
         default=HERE / "recorded",
-        help="a corpus written by benchmarks/record.py (default: the committed one)",
+        help="a corpus written by benchmarks/record.py or record_heldout.py (default: "
+        "benchmarks/recorded)",
     )
     parser.add_argument("--sessions", type=int, default=300, help="simulated sessions")
     parser.add_argument("--seed", type=int, default=7, help="seed of the simulated sessions")
@@ -243,7 +247,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         synthesize(tmp, args.sessions, args.seed)
         corpora = [
-            open_corpus("recorded", args.recorded),
+            open_corpus(args.recorded.resolve().name, args.recorded),
             open_corpus(f"simulated (seed {args.seed})", Path(tmp)),
         ]
         for corpus in corpora:

@@ -229,6 +229,9 @@ class Outcome:
 class Workspace:
     """The capsule's workdir (a git repository) and the tools that act on it."""
 
+    #: tools the runtime runs as binaries (each binary its own tool)
+    shell_tools: tuple[str, ...] = SHELL_TOOLS
+
     def __init__(self, root: Path, site: Site, clock: Clock) -> None:
         self.root = root
         self.site = site
@@ -244,7 +247,7 @@ class Workspace:
 
     def run(self, tool: str, data: dict) -> Outcome:
         started = time.perf_counter()
-        if tool in SHELL_TOOLS:
+        if tool in self.shell_tools:
             outcome = self.shell(tool, data)
         else:
             outcome = getattr(self, "tool_" + tool.replace("-", "_"))(data)
@@ -501,11 +504,23 @@ class TraceWriter:
     """trace.rs TraceWriter: one per launch; totals run over the launch, task counters reset
     at every task_start."""
 
-    def __init__(self, session_id: str, clock: Clock, capsule: str, include_output: bool):
+    def __init__(
+        self,
+        session_id: str,
+        clock: Clock,
+        capsule: str,
+        include_output: bool,
+        tools: list[str] | None = None,
+        shell_tools: tuple[str, ...] = SHELL_TOOLS,
+        model: str = "claude-sonnet-4-5",
+    ):
         self.session_id = session_id
         self.clock = clock
         self.capsule = capsule
         self.include_output = include_output
+        self.tools = TOOLS if tools is None else tools
+        self.shell_tools = shell_tools
+        self.model = model
         self.lines: list[str] = []
         self.started_ms = clock.now
         self.totals = dict.fromkeys(("turns", "in", "out", "tools", "shells"), 0)
@@ -529,7 +544,7 @@ class TraceWriter:
             "workdir_exec": False,
             "network_allow": ["127.0.0.1"],
             "unix_sockets": False,
-            "shell_allow": list(SHELL_TOOLS),
+            "shell_allow": list(self.shell_tools),
             "spawn_allow": [],
             "env_allow": [],
             "interpreter_runtime_grants": [],
@@ -540,10 +555,10 @@ class TraceWriter:
             "session_start",
             capsule_name=self.capsule,
             capsule_version="0.4.2",
-            model="claude-sonnet-4-5",
+            model=self.model,
             max_turns=max_turns,
             capabilities=["filesystem", "network", "shell"],
-            tools_declared=TOOLS,
+            tools_declared=self.tools,
             containment_declared="scoped",
             containment_achieved="scoped",
             workdir_exec=False,
@@ -638,10 +653,24 @@ class TraceWriter:
 class Read:
     """What a call reads, as the script that issues it knows: `kind` is one of file (the
     output is a function of one file's content: a read, a range, a grep or an outline of it),
-    listing, search, git, symbol, web, stat; `file` the file, relative to the workdir."""
+    listing, search, git, symbol, web, stat; `file` the file, relative to the workdir.
+
+    `files`: the output holds several files, each whole or cut (`cat a b`, a tool reading many
+    files at once); `numbered`: the tool puts a line number before every line (`cat -n`,
+    `nl -ba`), so that output holds the whole file when, numbers taken off, it is the file."""
 
     kind: str
     file: str | None = None
+    files: tuple[str, ...] = ()
+    numbered: bool = False
+
+
+NUMBER_PREFIX = re.compile(r"^ *\d+\t", re.MULTILINE)  # cat -n, nl -ba: "%6d\t" a line
+
+
+def unnumber(text: str) -> str:
+    """The text of `cat -n` or `nl -ba` output without its line numbers."""
+    return NUMBER_PREFIX.sub("", text)
 
 
 @dataclass
@@ -650,11 +679,14 @@ class Held:
     tool: str
     text: str
     state: str  # digest of the workspace when it was read
-    stamp: tuple[int, int] | None  # (mtime_ns, size) of the file it came from
+    stamp: tuple | None  # (mtime_ns, size) of the file it came from; one per file of `files`
 
 
 class Truth:
     """What the model holds, and for each reading call whether it already held it."""
+
+    #: directories whose changes are not changes of the project (tool caches, build outputs)
+    caches: frozenset[str] | set[str] = CACHES
 
     def __init__(self, session_id: str, workspace: Workspace) -> None:
         self.session_id = session_id
@@ -675,7 +707,7 @@ class Truth:
         digest = hashlib.sha256()
         for dirpath, dirnames, filenames in os.walk(self.ws.root):
             rel = os.path.relpath(dirpath, self.ws.root)
-            dirnames[:] = sorted(d for d in dirnames if d not in CACHES)
+            dirnames[:] = sorted(d for d in dirnames if d not in self.caches)
             for name in sorted(filenames):
                 st = os.stat(os.path.join(dirpath, name))
                 digest.update(f"{rel}/{name}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
@@ -696,15 +728,23 @@ class Truth:
         path = self.ws.root / rel
         return lossy(path.read_bytes()) if path.is_file() else None
 
+    def request(self, tool: str, data: dict, outcome: Outcome) -> tuple[tuple, str]:
+        """What makes two calls the same request, and what each returned to compare: here the
+        tool and its input, and the whole text of the result."""
+        return (tool, compact(data)), outcome.text
+
     def observe(self, line: int, tool: str, data: dict, outcome: Outcome, read: Read) -> dict:
         """The truth of the reading call at `line`; then the model holds what it returned."""
-        key = (tool, compact(data))
-        text = outcome.text
+        if read.files:
+            return self.observe_files(line, tool, data, outcome, read)
+        key, text = self.request(tool, data, outcome)
         file = os.path.normpath(read.file) if read.file else None
         content = self.content(file) if file else None
         kind = read.kind
         if content is not None:  # what it returned of the file decides: all of it, or not
-            kind = "file" if outcome.payload == content else "part"
+            payload = outcome.payload
+            whole = payload == content or (read.numbered and unnumber(payload) == content)
+            kind = "file" if whole else "part"
         state = self.state()
         stamp = self.stamp(file) if file else None
         row: dict[str, object] = {"session_id": self.session_id, "line": line}
@@ -750,6 +790,73 @@ class Truth:
                 self.ever.add((file, content))
             elif file is not None:
                 self.parts.add(file)
+        self.rows.append(row)
+        return row
+
+    def observe_files(self, line: int, tool: str, data: dict, outcome: Outcome, read: Read):
+        """The truth of a call whose output holds several files: redundant when the same
+        request returned the same text (`repeat`), or when every file was read whole before
+        and holds those bytes now (`covered`). Afterwards the model holds whole each file whose
+        content the output holds whole."""
+        key, text = self.request(tool, data, outcome)
+        files = list(dict.fromkeys(os.path.normpath(f) for f in read.files))
+        contents = {f: self.content(f) for f in files}
+        stamps = {f: self.stamp(f) for f in files}
+        state = self.state()
+        row: dict[str, object] = {"session_id": self.session_id, "line": line}
+        row |= {"redundant": False, "why": "first", "kind": read.kind, "tool": tool}
+        row["request"] = describe(tool, data)
+        same = self.requests.get(key, [])
+        repeat = [h for h in same if h.text == text]
+        covers = {f: [h for h in self.whole.get(f, []) if h.text == contents[f]] for f in files}
+        covered = all(contents[f] is not None and covers[f] for f in files)
+        earlier = [h for f in files for h in self.whole.get(f, [])]
+        prior: Held | None = None
+        between = None
+        if not outcome.ok:
+            row["why"] = "failed"
+        elif repeat:
+            prior, row["why"], row["redundant"] = repeat[-1], "repeat", True
+            if same[-1] is not prior:
+                between = "changed_and_back"
+            elif prior.stamp != tuple(stamps[f] for f in files):
+                between = "rewritten_same_bytes"
+        elif covered:
+            last = {f: covers[f][-1] for f in files}
+            prior = max(last.values(), key=lambda h: h.line)
+            row["why"], row["redundant"] = "covered", True
+            if any(self.whole[f][-1] is not last[f] for f in files):
+                between = "changed_and_back"
+            elif any(last[f].stamp != stamps[f] for f in files):
+                between = "rewritten_same_bytes"
+        elif same or earlier:
+            prior, row["why"] = max([*same, *earlier], key=lambda h: h.line), "changed"
+        elif (key, text) in self.ever or all((f, contents[f]) in self.ever for f in files):
+            row["why"] = "after_reset"
+        elif any(f in self.parts for f in files):
+            row["why"] = "not_covered"
+        if prior is not None:
+            row["prior_line"] = prior.line
+            row["prior_tool"] = prior.tool
+        if row["redundant"]:
+            assert prior is not None
+            if between is None:  # since the oldest read it rests on, did anything change?
+                oldest = prior
+                if row["why"] == "covered":
+                    oldest = min(last.values(), key=lambda h: h.line)
+                between = "nothing" if oldest.state == state else "other_changes"
+            row["between"] = between
+        if outcome.ok:
+            held = tuple(stamps[f] for f in files)
+            self.requests.setdefault(key, []).append(Held(line, tool, text, state, held))
+            self.ever.add((key, text))
+            for f in files:
+                content = contents[f]
+                if content is not None and content in outcome.payload:
+                    self.whole.setdefault(f, []).append(Held(line, tool, content, state, stamps[f]))
+                    self.ever.add((f, content))
+                elif content is not None:
+                    self.parts.add(f)
         self.rows.append(row)
         return row
 

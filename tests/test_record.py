@@ -163,6 +163,44 @@ def test_shell_output_is_capped_at_16_kib(session):
     assert list((session.repo / "logs").glob("shell-*.log"))
 
 
+def test_a_numbered_whole_read_holds_the_file(session):
+    numbered = record.Read("file", PRICING, numbered=True)
+    session.rec.call("bash", {"command": f"cat -n {PRICING}"}, numbered)
+    first = session.truth.rows[-1]
+    assert (first["kind"], first["why"]) == ("file", "first")  # numbers off, it is the file
+    plain = session.editor_read(PRICING)
+    assert (plain["redundant"], plain["why"], plain["prior_line"]) == (True, "covered", 3)
+    # `nl -ba` numbers the same way; three lines of it are a part, covered
+    part = session.read("bash", {"command": f"nl -ba {PRICING} | sed -n '2,4p'"}, file=PRICING)
+    assert (part["kind"], part["why"]) == ("part", "covered")
+
+
+def test_a_read_of_several_files_is_covered_by_whole_reads_of_each_and_holds_them(session):
+    utils = "src/stockroom/utils.py"
+    both = record.Read("files", files=(PRICING, utils))
+    session.rec.call("bash", {"command": f"cat {PRICING} {utils}"}, both)
+    first = session.truth.rows[-1]
+    assert (first["kind"], first["why"], first["redundant"]) == ("files", "first", False)
+    # the output held each file whole: each is held
+    again = session.editor_read(utils)
+    assert (again["redundant"], again["why"], again["prior_line"]) == (True, "covered", 3)
+    # the other order is another request, covered by the reads of each file
+    session.rec.call("bash", {"command": f"cat {utils} {PRICING}"}, both)
+    swapped = session.truth.rows[-1]
+    assert (swapped["why"], swapped["prior_line"], swapped["between"]) == ("covered", 6, "nothing")
+    session.rec.call("bash", {"command": f"sed -i 's/^MAX_CHUNK = 1000$/MAX_CHUNK = 500/' {utils}"})
+    session.rec.call("bash", {"command": f"cat {PRICING} {utils}"}, both)
+    after = session.truth.rows[-1]
+    assert (after["redundant"], after["why"]) == (False, "changed")
+    # a cut output holds a file whole only if the cut left it whole
+    big = record.Read("files", files=("data/catalog.csv", PRICING))
+    session.rec.call("bash", {"command": f"cat {PRICING} data/catalog.csv"}, big)
+    session.read("bash", {"command": "head -n 3 data/catalog.csv"}, file="data/catalog.csv")
+    assert session.truth.rows[-1]["why"] == "not_covered"
+    session.editor_read(PRICING)
+    assert session.truth.rows[-1]["why"] == "covered"
+
+
 def test_split_shell_words_follows_the_runtime():
     assert record.split_shell_words('commit -m "fix \\"x\\"" a\\ b') == [
         "commit",
