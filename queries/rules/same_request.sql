@@ -2,7 +2,7 @@
 --
 -- The request of a call is its tool and its input without the keys that name the path.
 -- A read is whole when it asked for nothing but its resource (its input holds nothing but
--- the path, an operation name (`operation`, `op`, `action`), and a byte cap (`max_bytes`,
+-- the path, an operation name (`operation`, `op`, `action`, an editor's `command`), and a byte cap (`max_bytes`,
 -- ...) the output stayed below: a capped read that returned less than its cap returned
 -- everything) and its operation, or its tool when it names none, says it reads content
 -- (`read_file`, `fs_cat`, `view`, `get_contents`, `Read`, ...), not metadata (`fs_stat`,
@@ -50,7 +50,7 @@ asked AS (
         *,
         -- what the call asked beyond its resource: a byte cap it stayed below asks nothing
         list_filter(map_keys(rest), lambda k: NOT (
-            lower(k) IN ('operation', 'op', 'action')
+            lower(k) IN ('operation', 'op', 'action', 'command')
             OR (regexp_full_match(lower(k), 'max_?(bytes|size|length|chars)|(byte|size)_?limit')
                 AND TRY_CAST(rest[k]::VARCHAR AS BIGINT) > coalesce(output_bytes, 0))
         )) AS extra,
@@ -60,7 +60,7 @@ asked AS (
                 list_filter(
                     list_transform(
                         list_filter(map_entries(rest),
-                            lambda e: lower(e.key) IN ('operation', 'op', 'action')),
+                            lambda e: lower(e.key) IN ('operation', 'op', 'action', 'command')),
                         lambda e: json_extract_string(e.value, '$')
                     ),
                     lambda v: v IS NOT NULL

@@ -1,15 +1,15 @@
--- rule session_changes: a formatter or a stash changes only what the session changed.
+-- rule session_changes: a stash changes only what the session changed.
 --
--- A formatter rewrites only files that are not formatted yet, and `git stash [pop|apply]`
--- or `git reset --hard` set aside or bring back only what is not committed. Taking what
--- the session started from as committed and formatted, both can have changed only files
--- the session itself changed before them (under the formatter's paths): those are changed,
--- the others are not. After a change nothing places (a script, an unknown command, a
--- declared change in no file), any file may be unformatted or uncommitted: a formatter then
--- changes everything it was given, a stash anything (`mutate_all`). So after `ruff format
--- src`, a file of `src` the session only read is still what the model holds. With the rule
--- off, that is what happens every time. It trusts the session's start: a tree that was
--- already dirty, or unformatted, is where it can be wrong.
+-- `git stash [pop|apply]` and `git reset --hard` set aside, or bring back, only what is not
+-- committed. Taking what the session started from as committed, they can have changed only
+-- files the session itself changed before them (by any tool, a formatter's paths included):
+-- those are changed, the others are not. After a change nothing places (a script, an
+-- unknown command, a declared change in no file), any file may be uncommitted: the stash
+-- then may have changed anything (`mutate_all`), as it always does with the rule off. So
+-- after `git stash`, a file the session only read is still what the model holds. It
+-- trusts the session's start: a tree that was already dirty is where it can be wrong.
+-- (Formatters are not assumed to leave alone what the session did not change: on recorded
+-- sessions, committed files were not always formatted.)
 -- @column trace_path VARCHAR  Trace file.
 -- @column line       BIGINT   Line of the shell event.
 -- @column seq        BIGINT   Order of the effect within the event.

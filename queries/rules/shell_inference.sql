@@ -30,19 +30,22 @@
 -- - changes: `sed -i`, `perl -i`, `rm`, `mv`, `cp`/`ln` (the target), `touch`, `mkdir`,
 --   `tee`, `chmod`, and `git checkout -- f` / `git restore f` / `git rm` / `git mv` change
 --   their files; formatters (`black`, `ruff format`, `prettier`, `gofmt`, `cargo fmt`, ...)
---   may change what they are given, `git stash [pop|apply]` and `git reset --hard` what is
---   not committed (`mutate_changed`: rules/session_changes.sql says which files);
+--   change what they are given (a directory, or `.`); `git stash [pop|apply]` and
+--   `git reset --hard` what is not committed (`mutate_changed`: rules/session_changes.sql
+--   says which files);
 --   `git add|commit|fetch|tag X|branch X|config` change the repository (`.git`), not the
 --   files; a path with a glob changes the directory it lies in;
 -- - builds, tests and linters change no source, but their caches and outputs appear in
 --   directory listings and searches (`mutate_listings`): `cargo build|check|test|clippy`,
 --   `go build|test|vet`, `pytest`, `python -m pytest|unittest|mypy|compileall`,
---   `npm|yarn|pnpm test`, `ruff check`; `echo`, `pwd`, `which`, `stat`, `du`, `true`, ...
+--   `npm|yarn|pnpm test`, `ruff check`, `make` with no target or `build`/`test`/`check`/
+--   `lint`/`all`; `echo`, `pwd`, `which`, `stat`, `du`, `true`, ...
 --   change nothing;
 -- - what a command prints into another command (`cat f | head`) is seen only as the
 --   pipeline's end: a partial read, whose request is the pipeline; what goes to a file
 --   (`cat f > g`) is not seen at all; a file `< f` feeds is read in part; a whole read
---   whose output the runtime cut (16 KiB) is a partial one;
+--   whose output the runtime cut (16 KiB) is a partial one, and the runtime keeps the whole
+--   output in a new file under `logs/` (a change of that directory);
 -- - a git command that failed, run alone, changed nothing (`git commit` with nothing to
 --   commit);
 -- - anything else (`make`, scripts, `git checkout BRANCH`, `git reset HEAD~1`, `git pull`,
@@ -74,6 +77,7 @@ WITH ordered AS (
         command,
         exit_code,
         stdout_bytes,
+        stderr_bytes,
         cwd,
         -- RANGE: a call and the shell event it ran may share a line (other agents' logs put
         -- both at the line of the call)
@@ -81,7 +85,13 @@ WITH ordered AS (
             PARTITION BY trace_path ORDER BY line RANGE UNBOUNDED PRECEDING
         ) AS call_line,
         lead(event_type) OVER (PARTITION BY trace_path ORDER BY line, event_type = 'shell')
-            AS next_type
+            AS next_type,
+        -- the tool that ran it: named after the binary as invoked (`cargo`), where `binary`
+        -- is the path that name resolved to (`/root/.cargo/bin/rustup`)
+        last_value(CASE WHEN event_type = 'tool_call' THEN tool_name END IGNORE NULLS) OVER (
+            PARTITION BY trace_path ORDER BY line, event_type = 'shell'
+            ROWS UNBOUNDED PRECEDING
+        ) AS call_tool
     FROM events
     WHERE event_type IN ('tool_call', 'shell')
         AND (SELECT enabled FROM context_rules WHERE name = 'shell_inference')
@@ -93,9 +103,19 @@ shell AS (
         call_line,
         exit_code,
         stdout_bytes,
+        stderr_bytes,
         cwd,
         true AS known,
-        regexp_extract(coalesce("binary", ''), '[^/]+$') AS program,
+        CASE
+            -- an interpreter, by either name, runs a script (`sh` may resolve to `dash`)
+            WHEN regexp_extract(coalesce("binary", ''), '[^/]+$')
+                IN ('bash', 'sh', 'zsh', 'fish', 'dash', 'ksh')
+                THEN regexp_extract("binary", '[^/]+$')
+            WHEN call_tool IN ('bash', 'sh', 'zsh', 'fish', 'dash', 'ksh') THEN call_tool
+            -- another binary is known by the name it was invoked by, when the tool says it
+            WHEN regexp_full_match(coalesce(call_tool, ''), '[A-Za-z0-9._+-]+') THEN call_tool
+            ELSE regexp_extract(coalesce("binary", ''), '[^/]+$')
+        END AS program,
         trim(coalesce(command, '')) AS command
     FROM ordered
     WHERE event_type = 'shell'
@@ -105,6 +125,7 @@ shell AS (
         trace_path,
         line,
         line,
+        NULL,
         NULL,
         NULL,
         cwd,
@@ -311,6 +332,10 @@ classified AS (
             WHEN program = 'go' AND subcommand IN ('test', 'vet', 'build', 'list', 'version', 'env')
                 THEN 'build'
             WHEN program IN ('npm', 'yarn', 'pnpm') AND subcommand = 'test' THEN 'build'
+            -- `make` with no target, or the usual targets that build and test
+            WHEN program IN ('make', 'gmake') AND list_filter(args, lambda t:
+                NOT starts_with(t, '-') AND NOT contains(t, '=')) <@ ['all', 'build', 'test',
+                'tests', 'check', 'lint', 'vet', 'compile', 'debug', 'release'] THEN 'build'
             WHEN program = 'mix' AND subcommand IN ('compile', 'test', 'credo', 'dialyzer',
                 'xref', 'help', 'deps.tree') THEN 'build'
             WHEN program = 'mix' AND subcommand = 'format' THEN 'format_sub'
@@ -406,14 +431,14 @@ effects AS (
                 WHEN 'format' THEN
                     list_transform(
                         CASE WHEN len(c.operands) > 0 THEN c.operands ELSE ['.'] END,
-                        lambda p: {kind: 'mutate_changed', path: p, whole: NULL}
+                        lambda p: {kind: 'mutate', path: p, whole: NULL}
                     )
                 WHEN 'format_sub' THEN
                     list_transform(
                         CASE WHEN len(c.operands) > 1 THEN c.operands[2:] ELSE ['.'] END,
-                        lambda p: {kind: 'mutate_changed', path: p, whole: NULL}
+                        lambda p: {kind: 'mutate', path: p, whole: NULL}
                     )
-                WHEN 'format_all' THEN [{kind: 'mutate_changed', path: '.', whole: NULL}]
+                WHEN 'format_all' THEN [{kind: 'mutate', path: '.', whole: NULL}]
                 WHEN 'uncommitted' THEN [{kind: 'mutate_changed', path: NULL, whole: NULL}]
                 WHEN 'git_after_dashes' THEN
                     list_transform(
@@ -467,6 +492,15 @@ placed AS (
         *,
         path IS NOT NULL AND regexp_matches(path, '[*?\[{$`]|^~') AS vague
     FROM resolved
+    UNION ALL BY NAME
+    -- output the runtime cut (16 KiB) is kept whole in a new file, logs/shell-<ms>.log, in
+    -- the workdir: the listing of `logs` (and of `.`) changed
+    SELECT
+        trace_path, line, call_line, exit_code, known, 1000000000 AS seq, false AS to_file,
+        false AS shown_whole, NULL AS request, 1 AS n, 'mutate' AS effect_kind,
+        NULL AS effect_whole, 'logs' AS path, false AS vague
+    FROM shell
+    WHERE known AND greatest(stdout_bytes, stderr_bytes) >= 16384
 )
 SELECT
     trace_path,
