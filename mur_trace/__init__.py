@@ -19,6 +19,7 @@ from .effects import read_effects
 from .errors import E_TRC_002, MurTraceError
 from .load import (
     BATCH_BYTES,
+    CONTEXT_BATCH_BYTES,
     POLICIES,
     RULES,
     Skipped,
@@ -36,6 +37,10 @@ from .sessions import as_paths, discover
 from .trace import Report, SessionShow, Trace
 
 __all__ = [
+    "Batched",
+    "find_loops",
+    "run_in_batches",
+    "summarise",
     "POLICIES",
     "RULES",
     "MurTraceError",
@@ -122,6 +127,71 @@ class Findings:
     warnings: list[TraceWarning]
 
 
+@dataclass(frozen=True)
+class Batched:
+    """What `run_in_batches` collected: tables of `con`, and what was read."""
+
+    con: duckdb.DuckDBPyConnection
+    sessions: int
+    skipped: list[Skipped]
+    warnings: list[TraceWarning]
+
+
+def run_in_batches(
+    paths: Iterable[str | os.PathLike[str]] | None,
+    collect: Callable[[Trace], dict[str, duckdb.DuckDBPyRelation]],
+    *,
+    workdir: str | os.PathLike[str] | None = None,
+    policy: str = "reference",
+    rules: dict[str, bool] | None = None,
+    effects: str | os.PathLike[str] | None = None,
+    batch_bytes: int | None = None,
+    progress: Callable[[int, int, int], None] | None = None,
+    format_in: str | None = None,
+    context: bool | None = None,
+) -> Batched:
+    """Load the traces `paths` name in batches of about `batch_bytes` and keep, of each
+    batch, the relations `collect(trace)` gives, appended to tables of the same names.
+
+    Everything per trace (findings, loops, per-session metrics) depends on its own trace
+    only, so memory stays bounded whatever the number of sessions: one database serves
+    every batch, each load replacing the last one's events, and what is collected stays in
+    DuckDB (no round trip through Arrow). When nothing can be read, the first trace's
+    error is raised. `progress(files_done, files_total, events)` is called after each batch.
+    `batch_bytes` defaults to BATCH_BYTES, or CONTEXT_BATCH_BYTES where the context stage
+    runs (`context`, by default: the context policy).
+    """
+    if batch_bytes is None:
+        uses_context = policy == "context" if context is None else context
+        batch_bytes = CONTEXT_BATCH_BYTES if uses_context else BATCH_BYTES
+    files = discover(as_paths(paths), Path(workdir) if workdir is not None else None)
+    declared = read_effects(effects) if effects is not None else None
+    con = connect()
+    skipped, warnings, sessions, events, done = [], [], 0, 0, 0
+    made: set[str] = set()
+    for batch in batches(files, batch_bytes):
+        left_out = load_traces(con, batch, format_in)
+        events += con.table("events").count("*").fetchall()[0][0]
+        skipped += left_out
+        warnings += trace_warnings(con)
+        if len(left_out) < len(batch):
+            trace = Trace(con, left_out, policy, rules=rules, effects=declared)
+            for name, relation in collect(trace).items():
+                if name in made:
+                    relation.insert_into(name)
+                else:
+                    relation.create(name)
+                    made.add(name)
+            sessions += trace.session_count()
+        done += len(batch)
+        if progress:
+            progress(done, len(files), events)
+    if len(skipped) == len(files):
+        raise MurTraceError(skipped[0].code, skipped[0].message)
+    drop_loaded(con)  # the caller holds what was collected, not the last batch's events
+    return Batched(con, sessions, skipped, warnings)
+
+
 def find_redundant(
     paths: Iterable[str | os.PathLike[str]] | None = None,
     *,
@@ -130,48 +200,105 @@ def find_redundant(
     policy: str = "reference",
     rules: dict[str, bool] | None = None,
     effects: str | os.PathLike[str] | None = None,
-    batch_bytes: int = BATCH_BYTES,
+    batch_bytes: int | None = None,
     progress: Callable[[int, int, int], None] | None = None,
     format_in: str | None = None,
 ) -> Findings:
     """The redundant calls of every session `paths` (or `workdir`, or the catalog `db`) name.
 
-    A finding depends on its own trace only, so traces are loaded in batches of about
-    `batch_bytes` and each batch's findings kept: memory stays bounded whatever the number
-    of sessions.
-    Arguments as for `load`; the result's relation has the policy's finding schema, in trace
-    path and line order.
-    `progress(files_done, files_total, events)` is called after each batch.
+    Traces are read in batches (`run_in_batches`): memory stays bounded whatever the number
+    of sessions. Arguments as for `load`; the result's relation has the policy's finding
+    schema, in trace path and line order.
     """
     if db is not None:
         trace = load(paths, db=db, policy=policy, rules=rules, effects=effects)
         return Findings(
             trace.redundant_calls(), trace.session_count(), trace.skipped, trace.warnings
         )
-    files = discover(as_paths(paths), Path(workdir) if workdir is not None else None)
-    declared = read_effects(effects) if effects is not None else None
-    # one database for every batch: each load replaces the last one's tables, and the
-    # findings collect in `found`, in DuckDB (no round trip through Arrow)
-    con = connect()
-    skipped, warnings, sessions, events, done, found = [], [], 0, 0, 0, False
-    for batch in batches(files, batch_bytes):
-        left_out = load_traces(con, batch, format_in)
-        events += con.table("events").count("*").fetchall()[0][0]
-        skipped += left_out
-        warnings += trace_warnings(con)
-        if len(left_out) < len(batch):
-            trace = Trace(con, left_out, policy, rules=rules, effects=declared)
-            findings = trace.redundant_calls(policy)
-            if found:
-                findings.insert_into("found")
-            else:
-                findings.create("found")
-                found = True
-            sessions += trace.session_count()
-        done += len(batch)
-        if progress:
-            progress(done, len(files), events)
-    if len(skipped) == len(files):
-        raise MurTraceError(skipped[0].code, skipped[0].message)
-    drop_loaded(con)  # the caller holds the findings, not the last batch's events
-    return Findings(con.table("found").order("trace_path, line"), sessions, skipped, warnings)
+    done = run_in_batches(
+        paths,
+        lambda trace: {"found": trace.redundant_calls(policy)},
+        workdir=workdir, policy=policy, rules=rules, effects=effects,
+        batch_bytes=batch_bytes, progress=progress, format_in=format_in,
+    )  # fmt: skip
+    found = done.con.table("found").order("trace_path, line")
+    return Findings(found, done.sessions, done.skipped, done.warnings)
+
+
+def find_loops(
+    paths: Iterable[str | os.PathLike[str]] | None = None,
+    *,
+    window: int = 5,
+    workdir: str | os.PathLike[str] | None = None,
+    db: str | os.PathLike[str] | None = None,
+    batch_bytes: int | None = None,
+    format_in: str | None = None,
+) -> Findings:
+    """The loops (`Trace.loops`) of every session, read in batches like `find_redundant`."""
+    if db is not None:
+        trace = load(paths, db=db)
+        return Findings(trace.loops(window), trace.session_count(), trace.skipped, trace.warnings)
+    done = run_in_batches(
+        paths, lambda trace: {"found": trace.loops(window)}, workdir=workdir,
+        batch_bytes=batch_bytes, format_in=format_in, context=True,
+    )  # fmt: skip
+    found = done.con.table("found").order("trace_path, line")
+    return Findings(found, done.sessions, done.skipped, done.warnings)
+
+
+#: What a batch keeps for the per-session analyses (`summarise`): the per-session metrics
+#: of the policy, the tasks and the shell exit codes they are reported with, the traces.
+SUMMARY_TABLES = ("session_metrics", "tasks", "shell_exit_codes", "traces")
+
+
+def summarise(
+    paths: Iterable[str | os.PathLike[str]] | None = None,
+    *,
+    workdir: str | os.PathLike[str] | None = None,
+    db: str | os.PathLike[str] | None = None,
+    policy: str = "reference",
+    rules: dict[str, bool] | None = None,
+    effects: str | os.PathLike[str] | None = None,
+    batch_bytes: int | None = None,
+    format_in: str | None = None,
+    require_readable: bool = True,
+) -> Trace:
+    """A `Trace` for `report` and `check` over many sessions, without their events: each
+    batch's per-session metrics, tasks and exit codes are kept (`run_in_batches`), and the
+    returned Trace serves those (`report()`, `check()`, `session_metrics()`); it holds no
+    events (`events`, `redundant_calls()` are not served). With `db`, the catalog's, as
+    `load` gives them."""
+    if db is not None:
+        return load(paths, db=db, policy=policy, rules=rules, effects=effects,
+                    require_readable=require_readable)  # fmt: skip
+
+    def keep(trace: Trace) -> dict[str, duckdb.DuckDBPyRelation]:
+        return {
+            "kept_session_metrics": trace.session_metrics(),
+            "kept_tasks": trace.sql("SELECT * FROM tasks"),
+            "kept_shell_exit_codes": trace.sql("SELECT * FROM shell_exit_codes"),
+            "kept_traces": trace.con.table("traces"),
+        }
+
+    try:
+        done = run_in_batches(
+            paths, keep, workdir=workdir, policy=policy, rules=rules, effects=effects,
+            batch_bytes=batch_bytes, format_in=format_in,
+        )  # fmt: skip
+    except MurTraceError:
+        if require_readable:
+            raise
+        return load(paths, workdir=workdir, policy=policy, require_readable=False,
+                    format_in=format_in)  # fmt: skip
+    con = done.con
+    for name in SUMMARY_TABLES:
+        if not con.execute(
+            "SELECT count(*) FROM duckdb_tables() WHERE table_name = $n", {"n": f"kept_{name}"}
+        ).fetchall()[0][0]:
+            raise MurTraceError(done.skipped[0].code, done.skipped[0].message)
+    # the traces of every batch, the unreadable ones too, in the order they were asked for
+    con.execute("CREATE OR REPLACE TABLE traces AS SELECT * FROM kept_traces")
+    create_settings(con)
+    create_macros(con)
+    overrides = {name: f"SELECT * FROM kept_{name}" for name in SUMMARY_TABLES[:3]}
+    return Trace(con, done.skipped, policy, overrides, rules=rules)

@@ -20,6 +20,8 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import shutil
+import tempfile
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -210,8 +212,16 @@ STORED = {
 }
 
 
-def _create(cat: duckdb.DuckDBPyConnection, batch: dict[str, object]) -> None:
-    """The catalog's tables, shaped like what the loader makes."""
+def _hand_over(rel: duckdb.DuckDBPyRelation, directory: str, table: str) -> str:
+    """A relation of the in-memory load as a Parquet file the catalog reads."""
+    path = os.path.join(directory, f"{table}.parquet")
+    rel.to_parquet(path)
+    return path
+
+
+def _create(cat: duckdb.DuckDBPyConnection, batch: dict[str, str]) -> None:
+    """The catalog's tables, shaped like what the loader makes (`batch`: table -> the
+    Parquet file of a batch's rows)."""
     cat.execute("CREATE TABLE catalog_meta (key VARCHAR PRIMARY KEY, value VARCHAR)")
     cat.execute(
         "INSERT INTO catalog_meta VALUES ('schema_version', $v)", {"v": str(SCHEMA_VERSION)}
@@ -220,10 +230,8 @@ def _create(cat: duckdb.DuckDBPyConnection, batch: dict[str, object]) -> None:
         "CREATE TABLE trace_files (trace_path VARCHAR PRIMARY KEY, size BIGINT, "
         "mtime_ns BIGINT, lines BIGINT, sha256 VARCHAR, ends_with_newline BOOLEAN)"
     )
-    for table, rows in batch.items():
-        cat.register("_batch", rows)
-        cat.execute(f"CREATE TABLE {table} AS SELECT * FROM _batch LIMIT 0")
-        cat.unregister("_batch")
+    for table, file in batch.items():
+        cat.execute(f"CREATE TABLE {table} AS SELECT * FROM read_parquet($f) LIMIT 0", {"f": file})
 
 
 def _remove(cat: duckdb.DuckDBPyConnection, paths: list[str], tables: Iterable[str]) -> None:
@@ -286,6 +294,7 @@ def ingest(
         raise MurTraceError(report.skipped[0].code, report.skipped[0].message)
     _check_ours(db, rebuild)
     created = not os.path.lexists(db)  # a failed first ingest leaves no empty catalog behind
+    staging: str | None = None
     cat = _connect(db, read_only=False)
     try:
         cat.execute("BEGIN TRANSACTION")  # a killed ingest, --rebuild too, changes nothing
@@ -338,6 +347,9 @@ def ingest(
         if exists:
             _remove(cat, gone, [*STORED, "trace_files"])
         mem = connect()
+        # what this transaction appends goes to the file beyond this much memory
+        cat.execute("SET memory_limit = '128MB'")
+        staging = tempfile.mkdtemp(prefix="mur-trace-ingest-")
         done = 0
         for batch in batches(changed, BATCH_BYTES):
             skipped = load_traces(mem, batch, format_in)
@@ -365,25 +377,30 @@ def ingest(
                 "events": mem.sql(
                     "SELECT e.* FROM events AS e JOIN offsets AS o USING (trace_path) "
                     "WHERE e.line > o.after"
-                ).to_arrow_table(),
-                "traces": mem.table("traces").to_arrow_table(),
+                ),
+                "traces": mem.table("traces"),
                 **{
-                    table: relations.view(source).to_arrow_table()
+                    table: relations.view(source)
                     for table, source in STORED.items()
                     if table not in ("events", "traces")
                 },
             }
+            # handed over as Parquet files the catalog reads: DuckDB keeps what one
+            # transaction appends in memory when it comes from Arrow, and sends it to the
+            # file under its memory limit when it comes from a file (20,000 sessions: 2.2 GB
+            # -> under 1 GB)
+            handed = {table: _hand_over(rel, staging, table) for table, rel in rows.items()}
             if not exists:
-                _create(cat, rows)
+                _create(cat, handed)
                 exists = True
             failed = [s.trace_path for s in skipped]
             _remove(cat, [p for p in batch if p not in appended_from] + failed, ["events"])
             _remove(cat, batch, [t for t in STORED if t != "events"] + ["trace_files"])
-            for table, table_rows in rows.items():
-                cat.register("_batch", table_rows)
-                cat.execute(f"INSERT INTO {table} SELECT * FROM _batch")
-                cat.unregister("_batch")
-            report.events += rows["events"].num_rows
+            for table, file in handed.items():
+                cat.execute(f"INSERT INTO {table} SELECT * FROM read_parquet($f)", {"f": file})
+            report.events += cat.execute(
+                "SELECT count(*) FROM read_parquet($f)", {"f": handed["events"]}
+            ).fetchall()[0][0]
             columns = {name: [getattr(states[p], name) for p in batch] for name in _FILE_STATE}
             cat.execute(
                 "INSERT INTO trace_files SELECT unnest($trace_path), "
@@ -429,6 +446,8 @@ def ingest(
     finally:
         with contextlib.suppress(duckdb.Error):
             cat.close()
+        if staging is not None:
+            shutil.rmtree(staging, ignore_errors=True)
     return report
 
 

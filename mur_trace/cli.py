@@ -21,7 +21,7 @@ import duckdb
 import typer
 import typer.core
 
-from . import find_redundant, load
+from . import find_loops, find_redundant, load, run_in_batches, summarise
 from .errors import E_INTERRUPTED, E_IO_003, E_TRC_002, E_USAGE, MurTraceError, visible
 from .load import POLICIES, RULES, Skipped, TraceWarning, rule_doc
 from .render import (
@@ -78,8 +78,10 @@ class _OneLineErrors(typer.core.TyperGroup):
             typer.echo(f"error[{E_USAGE}]: {visible(exc.format_message())}{where}", err=True)
             sys.exit(EXIT_ERROR if exc.exit_code == 2 else exc.exit_code)
         except typer.Abort:
-            typer.echo(f"error[{E_INTERRUPTED}]: interrupted", err=True)
+            _say_interrupted()
             sys.exit(EXIT_INTERRUPTED)
+        if code == EXIT_INTERRUPTED:  # Ctrl-C outside a command's own handling (Typer's)
+            _say_interrupted()
         sys.exit(code if isinstance(code, int) else 0)
 
 
@@ -222,8 +224,18 @@ def _errors() -> Iterator[None]:
 def _interrupted() -> None:
     """Ctrl-C: one line, exit 130. DuckDB stops the query it runs; a catalog is as before
     (one transaction), a directory being written is removed."""
-    typer.echo(f"error[{E_INTERRUPTED}]: interrupted", err=True)
+    _say_interrupted()
     raise typer.Exit(EXIT_INTERRUPTED) from None
+
+
+_said: list[bool] = []
+
+
+def _say_interrupted() -> None:
+    """The one line an interrupt gets, said once however it reached us."""
+    if not _said:
+        _said.append(True)
+        typer.echo(f"error[{E_INTERRUPTED}]: interrupted", err=True)
 
 
 def _reader_gone(exc: Exception) -> bool:
@@ -432,10 +444,9 @@ def loops(
         raise typer.BadParameter("--format parquet needs --output FILE", param_hint="--output")
     with _errors():
         _guard(output, paths, workdir, db)
-        trace = _load(paths, workdir, db=db, strict=strict, format_in=format_in)
-        _write_findings(
-            trace.loops(window), trace.session_count(), fmt, output, noun="loop", verb="repeats"
-        )
+        found = find_loops(paths, window=window, workdir=workdir, db=db, format_in=format_in)
+        _notify(found.skipped, found.warnings, strict)
+        _write_findings(found.relation, found.sessions, fmt, output, noun="loop", verb="repeats")
 
 
 @app.command()
@@ -472,7 +483,11 @@ def check(
         )
     rules = _rules(rule, no_rule)
     with _errors():
-        trace = _load(paths, workdir, policy.value, rules, effects, db, strict, format_in)
+        trace = summarise(
+            paths, workdir=workdir, db=db, policy=policy.value, rules=rules, effects=effects,
+            format_in=format_in,
+        )  # fmt: skip
+        _notify(trace.skipped, trace.warnings, strict)
         failures = list(
             records(
                 trace.check(
@@ -624,7 +639,7 @@ def report(
             whole = not sessions and last is None and since is None
             # the whole catalog is every trace it holds, named or not
             paths = None if whole else [Path(known.get(p.parent.name, p)) for p in paths]
-        trace = load(
+        trace = summarise(
             paths,
             workdir=workdir,
             db=db,
@@ -689,6 +704,9 @@ def ingest(
 #: The file that marks a directory as an export's: only such a directory is written again.
 EXPORT_MARK = ".mur-trace-export"
 
+#: The datasets of an export (Trace.export_tables).
+EXPORT_TABLES = ("events", "findings")
+
 
 class PartitionBy(StrEnum):
     date = "date"
@@ -713,13 +731,24 @@ def export(
     """Write the events and the findings as a Parquet dataset for Spark, Trino, DuckDB."""
     with _errors():
         inputs = _guard(parquet, paths, workdir, db)
-        trace = _load(paths, workdir, policy.value, db=db, strict=strict, format_in=format_in)
-        tables = trace.export_tables()
-        written = {}
-        with owned_directory(parquet, EXPORT_MARK, list(tables), inputs) as staging:
-            for name, rel in tables.items():
-                partitions = partition_by.value if partition_by else None
-                written[name] = write_dataset(rel, staging / name, partitions)
+        partitions = partition_by.value if partition_by else None
+        written = dict.fromkeys(EXPORT_TABLES, 0)
+        with owned_directory(parquet, EXPORT_MARK, EXPORT_TABLES, inputs) as staging:
+
+            def write(trace: Trace) -> dict:
+                """One batch of traces, written as parts of each table."""
+                part = sum(1 for _ in (staging / "events").glob("**/*.parquet"))
+                for name, rel in trace.export_tables().items():
+                    written[name] += write_dataset(rel, staging / name, partitions, part)
+                return {}
+
+            if db is not None:
+                write(_load(paths, workdir, policy.value, db=db, strict=strict))
+            else:  # in batches: a fleet's events are never all in memory
+                done = run_in_batches(
+                    paths, write, workdir=workdir, policy=policy.value, format_in=format_in
+                )
+                _notify(done.skipped, done.warnings, strict)
         for name, rows in written.items():
             typer.echo(f"{parquet / name}: {rows:,} rows")
 
@@ -869,4 +898,8 @@ def main() -> None:
             stream.reconfigure(errors="backslashreplace")
     # ended by `timeout`, a cancelled job: clean up (staging directories) as on Ctrl-C
     signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
-    app()
+    try:
+        app()
+    except KeyboardInterrupt:  # between Typer's handling and ours
+        _say_interrupted()
+        sys.exit(EXIT_INTERRUPTED)

@@ -96,9 +96,12 @@ def write_parquet(rel: duckdb.DuckDBPyRelation, path: Path) -> None:
     pq.write_table(rel.to_arrow_table(), path)
 
 
-def write_dataset(rel: duckdb.DuckDBPyRelation, directory: Path, partition_by: str | None) -> int:
-    """A relation as a Parquet dataset (hive-partitioned when asked); returns its rows.
-    The rows stream from DuckDB in batches: a fleet's events are never in memory twice."""
+def write_dataset(
+    rel: duckdb.DuckDBPyRelation, directory: Path, partition_by: str | None, part: int = 0
+) -> int:
+    """A relation as a Parquet dataset (hive-partitioned when asked), its files named
+    `part-<part>-<i>.parquet` beside what is there; returns its rows. The rows stream from
+    DuckDB in batches: a fleet's events are never in memory twice."""
     import pyarrow.dataset as ds
 
     reader = rel.to_arrow_reader(DATASET_BATCH_ROWS)
@@ -117,8 +120,8 @@ def write_dataset(rel: duckdb.DuckDBPyRelation, directory: Path, partition_by: s
         format="parquet",
         partitioning=[partition_by] if partition_by else None,
         partitioning_flavor="hive" if partition_by else None,
-        existing_data_behavior="delete_matching",
-        basename_template="part-{i}.parquet",
+        existing_data_behavior="overwrite_or_ignore",
+        basename_template=f"part-{part}-{{i}}.parquet",
     )
     return rows
 
