@@ -19,7 +19,6 @@ from .effects import read_effects
 from .errors import E_TRC_002, MurTraceError
 from .load import (
     BATCH_BYTES,
-    CONTEXT_BATCH_BYTES,
     POLICIES,
     RULES,
     Skipped,
@@ -148,7 +147,6 @@ def run_in_batches(
     batch_bytes: int | None = None,
     progress: Callable[[int, int, int], None] | None = None,
     format_in: str | None = None,
-    context: bool | None = None,
 ) -> Batched:
     """Load the traces `paths` name in batches of about `batch_bytes` and keep, of each
     batch, the relations `collect(trace)` gives, appended to tables of the same names.
@@ -158,12 +156,9 @@ def run_in_batches(
     every batch, each load replacing the last one's events, and what is collected stays in
     DuckDB (no round trip through Arrow). When nothing can be read, the first trace's
     error is raised. `progress(files_done, files_total, events)` is called after each batch.
-    `batch_bytes` defaults to BATCH_BYTES, or CONTEXT_BATCH_BYTES where the context stage
-    runs (`context`, by default: the context policy).
+    `batch_bytes` defaults to BATCH_BYTES.
     """
-    if batch_bytes is None:
-        uses_context = policy == "context" if context is None else context
-        batch_bytes = CONTEXT_BATCH_BYTES if uses_context else BATCH_BYTES
+    batch_bytes = batch_bytes or BATCH_BYTES
     files = discover(as_paths(paths), Path(workdir) if workdir is not None else None)
     declared = read_effects(effects) if effects is not None else None
     con = connect()
@@ -240,7 +235,7 @@ def find_loops(
         return Findings(trace.loops(window), trace.session_count(), trace.skipped, trace.warnings)
     done = run_in_batches(
         paths, lambda trace: {"found": trace.loops(window)}, workdir=workdir,
-        batch_bytes=batch_bytes, format_in=format_in, context=True,
+        batch_bytes=batch_bytes, format_in=format_in,
     )  # fmt: skip
     found = done.con.table("found").order("trace_path, line")
     return Findings(found, done.sessions, done.skipped, done.warnings)

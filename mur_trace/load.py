@@ -37,10 +37,6 @@ from .errors import E_IO_001, E_IO_003, E_TRC_001, MurTraceError
 #: peaked at 713 MB and 512 MB.
 BATCH_BYTES = 64 * 2**20
 
-#: Trace bytes loaded at a time where the context policy runs (its stage joins reads with
-#: reads and changes per trace, and materialises more): at 5,000 sessions, 32 MB batches
-#: peaked at 516 MB and took 5.6 s, 128 MB ones 1.07 GB and 5.9 s.
-CONTEXT_BATCH_BYTES = 32 * 2**20
 
 #: Redundancy policies: `--policy NAME` reads the view `redundant_NAME`.
 POLICIES: tuple[str, ...] = ("reference", "context")
@@ -62,7 +58,7 @@ MACROS: dict[str, tuple[str, str]] = {
 VIEWS: dict[str, str] = {
     "sessions": "events/sessions",
     "call_waste": "context/waste",
-    **{f"rule_{rule}": f"rules/{rule}" for rule in RULES},
+    **{f"rule_{rule}": f"rules/{rule}" for rule in RULES if rule != "shell_inference"},
     **{f"redundant_{policy}": f"redundant/{policy}" for policy in POLICIES},
     "calls_by_turn": "metrics/calls_by_turn",
     "steps": "metrics/steps",
@@ -82,13 +78,15 @@ VIEWS: dict[str, str] = {
 #: times a command (five for `report`): computed once, again when what they count changes.
 MATERIALISED: dict[str, str] = {
     "tool_calls": "events/tool_calls",
+    # read by the context stage three times (the observations, and twice by session_changes)
+    "rule_shell_inference": "rules/shell_inference",
     "context_observations": "context/observations",
     "path_ancestors": "context/path_ancestors",
     "session_metrics": "metrics/session",
 }
 
 #: The materialised relations that depend on the rules and effects settings.
-CONTEXT_STAGE: tuple[str, ...] = ("context_observations", "path_ancestors")
+CONTEXT_STAGE: tuple[str, ...] = ("rule_shell_inference", "context_observations", "path_ancestors")
 
 #: The materialised relations that count the findings of the active policy.
 POLICY_STAGE: tuple[str, ...] = ("session_metrics",)

@@ -21,17 +21,23 @@ WITH runs AS (
     FROM rule_shell_inference
     WHERE kind = 'mutate_changed'
 ),
--- every change the trace shows before, placed (a path) or not (NULL: anything)
+-- every change the trace shows before, placed (a path) or not (NULL: anything); only in
+-- the traces that stash (a few)
+stashing AS (
+    SELECT DISTINCT trace_path FROM runs
+),
 changes AS (
     SELECT c.trace_path, c.line * 1000 AS ord, CASE WHEN p.is_path THEN p.identity END AS identity
     FROM tool_calls AS c
+    SEMI JOIN stashing USING (trace_path)
     JOIN rule_path_normalisation AS p USING (trace_path, line)
     JOIN rule_declared_effects AS e USING (trace_path, line)
     WHERE e.effect <> 'read'
     UNION ALL
-    SELECT trace_path, line * 1000 + seq, identity
-    FROM rule_shell_inference
-    WHERE kind IN ('mutate', 'mutate_all')
+    SELECT i.trace_path, i.line * 1000 + i.seq, i.identity
+    FROM rule_shell_inference AS i
+    SEMI JOIN stashing USING (trace_path)
+    WHERE i.kind IN ('mutate', 'mutate_all')
 ),
 judged AS (
     SELECT
