@@ -28,7 +28,12 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-BENCH = HERE.parent.parent / "shared" / "bench"
+#: ../shared/bench of the checkout: the nearest `shared/bench` above it (a git worktree
+#: may sit deeper than the main checkout).
+BENCH = next(
+    (d / "shared" / "bench" for d in HERE.parents if (d / "shared" / "bench").is_dir()),
+    HERE.parent.parent / "shared" / "bench",
+)
 MUR = [sys.executable, "-m", "mur_trace"]
 TIME = shutil.which("time") or "/usr/bin/time"
 #: Commands run as installed: `pip install` compiles the package to bytecode, a source

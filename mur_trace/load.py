@@ -48,6 +48,8 @@ MACROS: dict[str, tuple[str, str]] = {
     "normalise_path": ("path", "functions/normalise_path"),
     "wrong_json_type": ("value, kind", "functions/wrong_json_type"),
     "checked_fields": ("", "functions/checked_fields"),
+    "may_have_wrong_types": ("raw", "functions/may_have_wrong_types"),
+    "wrong_field_index": ("raw", "functions/wrong_field_index"),
     "split_shell_words": ("command", "functions/split_shell_words"),
     "visible": ("text", "functions/visible"),
 }
