@@ -28,7 +28,9 @@ from .load import (
     create_macros,
     create_settings,
     drop_loaded,
+    load_tool_calls,
     load_traces,
+    quick_findings,
     skipped_traces,
     trace_warnings,
 )
@@ -142,6 +144,8 @@ def find_redundant(
     Arguments as for `load`; the result's relation has the policy's finding schema, in trace
     path and line order.
     `progress(files_done, files_total, events)` is called after each batch.
+    The reference policy reads Murmur traces quickly (`load.load_tool_calls`: the tool calls
+    only), and loads whole only the traces that reading cannot vouch for.
     """
     if db is not None:
         trace = load(paths, db=db, policy=policy, rules=rules, effects=effects)
@@ -153,21 +157,35 @@ def find_redundant(
     # one database for every batch: each load replaces the last one's tables, and the
     # findings collect in `found`, in DuckDB (no round trip through Arrow)
     con = connect()
-    skipped, warnings, sessions, events, done, found = [], [], 0, 0, 0, False
+    skipped, warnings, sessions, events, done = [], [], 0, 0, 0
+    found = False
+
+    def keep(findings: duckdb.DuckDBPyRelation) -> None:
+        nonlocal found
+        if found:
+            findings.insert_into("found")
+        else:
+            findings.create("found")
+            found = True
+
     for batch in batches(files, batch_bytes):
-        left_out = load_traces(con, batch, format_in)
-        events += con.table("events").count("*").fetchall()[0][0]
-        skipped += left_out
-        warnings += trace_warnings(con)
-        if len(left_out) < len(batch):
-            trace = Trace(con, left_out, policy, rules=rules, effects=declared)
-            findings = trace.redundant_calls(policy)
-            if found:
-                findings.insert_into("found")
-            else:
-                findings.create("found")
-                found = True
-            sessions += trace.session_count()
+        rest = batch
+        if policy == "reference":
+            quick = load_tool_calls(con, batch, format_in)
+            if quick.analysed:
+                keep(quick_findings(con))
+            sessions += quick.analysed
+            events += quick.events
+            rest = quick.rest
+        if rest:
+            left_out = load_traces(con, rest, format_in)
+            events += con.table("events").count("*").fetchall()[0][0]
+            skipped += left_out
+            warnings += trace_warnings(con)
+            if len(left_out) < len(rest):
+                trace = Trace(con, left_out, policy, rules=rules, effects=declared)
+                keep(trace.redundant_calls(policy))
+                sessions += trace.session_count()
         done += len(batch)
         if progress:
             progress(done, len(files), events)
