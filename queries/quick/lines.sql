@@ -17,7 +17,7 @@
 -- @column readable   BOOLEAN  Valid JSON, an object whose `event_type` is a string, every field of queries/functions/checked_fields.sql of its type.
 -- @column named_session BOOLEAN  For a tool call: it names its session (`session_id` a string); NULL for other lines.
 -- @column raw        VARCHAR  The line as written, for tool calls; NULL for other lines.
-WITH split AS (
+WITH split AS MATERIALIZED (
     SELECT *
     FROM (
         -- one split per file; unnest and generate_subscripts walk the list in lockstep

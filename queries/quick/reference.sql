@@ -57,7 +57,8 @@ candidates AS (
         END AS path_keys
     FROM fields
 ),
-calls AS (
+-- materialised: the resource would be resolved twice, for the filter below and for the row
+calls AS MATERIALIZED (
     SELECT
         *,
         CASE
