@@ -1,16 +1,26 @@
-"""The least DuckDB does to read a workdir: the floor under any cold mur-trace command.
+"""The least DuckDB does to read a workdir: the floors under any cold mur-trace command.
 
-    python benchmarks/duckdb_floor.py WORKDIR
+    python benchmarks/duckdb_floor.py [--reader columns|objects|lines] WORKDIR
 
-Starts DuckDB and reads every `ses_*/trace.jsonl` with its own newline-delimited JSON
-reader, asking for the eight fields the reference detector needs and nothing else: no
-line numbers, no validation of field types, no blank-line or torn-line handling, no
-analysis. benchmarks/speed.py times it next to `mur-trace redundant` and the compiled
-baseline: what cold mur-trace cannot go below with DuckDB on this machine.
+Starts DuckDB and reads every `ses_*/trace.jsonl`, doing nothing else:
+
+- `columns` (the default): its newline-delimited JSON reader, asking for the eight fields
+  the reference detector needs and nothing else: no line numbers, no validation of field
+  types, no blank-line or torn-line handling, no analysis.
+- `objects`: `read_ndjson_objects(files, filename = true) WITH ORDINALITY`, counted: every
+  line validated and numbered (ordinality is the line number only in files without blank
+  lines), no field read.
+- `lines`: what `redundant --policy reference` reads with (queries/quick/lines.sql):
+  `read_blob`, each file split at newlines with the line numbers, blank lines left out,
+  every line validated (`json_valid`), no field read.
+
+benchmarks/speed.py times them next to `mur-trace redundant` and the compiled baseline:
+what cold mur-trace cannot go below with DuckDB on this machine.
 """
 
 from __future__ import annotations
 
+import argparse
 import sys
 from pathlib import Path
 
@@ -27,16 +37,36 @@ COLUMNS = {
     "output_bytes": "BIGINT",
 }
 
+# every column is counted, so that every one is read (a bare count(*) reads none)
+QUERIES = {
+    "columns": "SELECT count(*), {counts} FROM read_ndjson($files, columns = $columns, "
+    "filename = true)".format(counts=", ".join(f"count({name})" for name in COLUMNS)),
+    "objects": "SELECT count(*), max(ordinality) "
+    "FROM read_ndjson_objects($files, filename = true) WITH ORDINALITY",
+    "lines": """
+        SELECT count(*), count(*) FILTER (json_valid(raw)), max(line)
+        FROM (
+            SELECT file_index, unnest(pieces) AS raw, generate_subscripts(pieces, 1) AS line
+            FROM (
+                SELECT file_index, string_split(try(decode(content)), chr(10)) AS pieces
+                FROM read_blob($files)
+            )
+        )
+        WHERE CASE WHEN raw >= '!' THEN true ELSE trim(raw, ' ' || chr(9) || chr(13)) <> '' END
+    """,
+}
+
 
 def main() -> None:
-    files = sorted(str(p) for p in Path(sys.argv[1]).glob("ses_*/trace.jsonl"))
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--reader", choices=sorted(QUERIES), default="columns")
+    parser.add_argument("workdir", type=Path)
+    args = parser.parse_args()
+    files = sorted(str(p) for p in args.workdir.glob("ses_*/trace.jsonl"))
     con = duckdb.connect()
-    # every column is counted, so that every one is read (a bare count(*) reads none)
-    counts = ", ".join(f"count({name})" for name in COLUMNS)
-    (events, *_) = con.execute(
-        f"SELECT count(*), {counts} FROM read_ndjson($files, columns = $columns, filename = true)",
-        {"files": files, "columns": COLUMNS},
-    ).fetchone()
+    con.execute("SET preserve_insertion_order = false")
+    params = {"files": files} | ({"columns": COLUMNS} if args.reader == "columns" else {})
+    (events, *_) = con.execute(QUERIES[args.reader], params).fetchall()[0]
     print(f"files={len(files)} events={events}", file=sys.stderr)
 
 

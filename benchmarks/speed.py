@@ -6,11 +6,14 @@ For each size it simulates that many sessions (`mur_trace.synth`, longer session
 the default: about 125 events each), then runs side by side, `--repeat` times each, and
 reports medians: `mur-trace redundant` cold (reading the traces), the plain Python pass
 (benchmarks/python_ref.py), the compiled baseline of ../shared/bench (built with its
-script when cargo is there), DuckDB's own JSON reader alone (benchmarks/duckdb_floor.py:
-the floor under any cold command), `mur-trace ingest` into a catalog, and `mur-trace
-redundant --db` warm. Then `mur-trace show` on one session against `python -c "import
-duckdb"`, and two floors under it: importing DuckDB and opening a database; importing the
-command line (DuckDB, Typer, mur-trace) and opening a database.
+script when cargo is there), DuckDB's readers alone (benchmarks/duckdb_floor.py, the
+floors under any cold command: `floor` its JSON reader asked for the detector's fields,
+`ndjson` read_ndjson_objects WITH ORDINALITY validating and numbering every line, `lines`
+the reader of `redundant --policy reference`: read_blob, lines split and numbered, each
+validated), `mur-trace ingest` into a catalog, and `mur-trace redundant --db` warm.
+Then `mur-trace show` on one session against `python -c "import duckdb"`, and two floors
+under it: importing DuckDB and opening a database; importing the command line (DuckDB,
+Typer, mur-trace) and opening a database.
 Ratios are computed within one run: this machine is noisy. Peak memory is the largest
 resident set of a run (GNU time).
 """
@@ -28,7 +31,12 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-BENCH = HERE.parent.parent / "shared" / "bench"
+#: ../shared/bench of the checkout: the nearest `shared/bench` above it (a git worktree
+#: may sit deeper than the main checkout).
+BENCH = next(
+    (d / "shared" / "bench" for d in HERE.parents if (d / "shared" / "bench").is_dir()),
+    HERE.parent.parent / "shared" / "bench",
+)
 MUR = [sys.executable, "-m", "mur_trace"]
 TIME = shutil.which("time") or "/usr/bin/time"
 #: Commands run as installed: `pip install` compiles the package to bytecode, a source
@@ -96,8 +104,9 @@ def main() -> None:
         f"{rust or 'not available'}\n"
     )
     header = (f"{'sessions':>8} {'MB':>6} {'events':>9} | {'cold':>7} {'python':>7} "
-              f"{'rust':>7} {'floor':>7} {'ingest':>7} {'warm':>7} | {'cold/rust':>9} "
-              f"{'floor/rust':>10} {'cold/py':>7} {'cold/warm':>9} {'s/1k ses':>8} "
+              f"{'rust':>7} {'floor':>7} {'ndjson':>7} {'lines':>7} {'ingest':>7} "
+              f"{'warm':>7} | {'cold/rust':>9} {'floor/rust':>10} {'ndjson/rust':>11} "
+              f"{'lines/rust':>10} {'cold/py':>7} {'cold/warm':>9} {'s/1k ses':>8} "
               f"{'peak MB':>8}")  # fmt: skip
     print(header)
     print("-" * len(header))
@@ -115,8 +124,11 @@ def main() -> None:
             python, _ = median([sys.executable, str(HERE / "python_ref.py"), str(workdir)],
                                args.repeat)  # fmt: skip
             compiled = median([rust, str(workdir)], args.repeat)[0] if rust else float("nan")
-            floor, _ = median([sys.executable, str(HERE / "duckdb_floor.py"), str(workdir)],
-                              args.repeat)  # fmt: skip
+            floor, ndjson, lines = (
+                median([sys.executable, str(HERE / "duckdb_floor.py"), "--reader", reader,
+                        str(workdir)], args.repeat)[0]
+                for reader in ("columns", "objects", "lines")
+            )  # fmt: skip
             db = out / "catalog.duckdb"
             ingest, _ = run([*MUR, "ingest", "--db", str(db), "--workdir", str(workdir)])
             warm, _ = median([*MUR, "redundant", "--db", str(db), "-f", "csv"], args.repeat)
@@ -128,10 +140,11 @@ def main() -> None:
             )
             inside.append((size, cold_q, warm_q))
             print(f"{size:>8,} {mb:>6.0f} {events:>9,} | {cold:>7.2f} {python:>7.2f} "
-                  f"{compiled:>7.2f} {floor:>7.2f} {ingest:>7.2f} {warm:>7.2f} | "
-                  f"{cold / compiled:>9.2f} {floor / compiled:>10.2f} {cold / python:>7.2f} "
-                  f"{cold / warm:>9.1f} {cold / size * 1000:>8.3f} "
-                  f"{peak / 1024:>8.0f}")  # fmt: skip
+                  f"{compiled:>7.2f} {floor:>7.2f} {ndjson:>7.2f} {lines:>7.2f} "
+                  f"{ingest:>7.2f} {warm:>7.2f} | {cold / compiled:>9.2f} "
+                  f"{floor / compiled:>10.2f} {ndjson / compiled:>11.2f} "
+                  f"{lines / compiled:>10.2f} {cold / python:>7.2f} {cold / warm:>9.1f} "
+                  f"{cold / size * 1000:>8.3f} {peak / 1024:>8.0f}")  # fmt: skip
             if show is None:
                 session = sorted(workdir.glob("ses_*"))[0]
                 show_s, _ = median([*MUR, "show", str(session / "trace.jsonl")], 5)

@@ -28,7 +28,9 @@ from .load import (
     create_macros,
     create_settings,
     drop_loaded,
+    load_tool_calls,
     load_traces,
+    quick_findings,
     skipped_traces,
     trace_warnings,
 )
@@ -147,6 +149,7 @@ def run_in_batches(
     batch_bytes: int | None = None,
     progress: Callable[[int, int, int], None] | None = None,
     format_in: str | None = None,
+    quick: Callable[[duckdb.DuckDBPyConnection], dict[str, duckdb.DuckDBPyRelation]] | None = None,
 ) -> Batched:
     """Load the traces `paths` name in batches of about `batch_bytes` and keep, of each
     batch, the relations `collect(trace)` gives, appended to tables of the same names.
@@ -156,7 +159,9 @@ def run_in_batches(
     every batch, each load replacing the last one's events, and what is collected stays in
     DuckDB (no round trip through Arrow). When nothing can be read, the first trace's
     error is raised. `progress(files_done, files_total, events)` is called after each batch.
-    `batch_bytes` defaults to BATCH_BYTES.
+    `batch_bytes` defaults to BATCH_BYTES. With `quick`, each batch is first read for its
+    tool calls only (`load.load_tool_calls`) and `quick(con)` gives what to keep of the
+    traces read so; only the traces that reading cannot vouch for are loaded whole.
     """
     batch_bytes = batch_bytes or BATCH_BYTES
     files = discover(as_paths(paths), Path(workdir) if workdir is not None else None)
@@ -164,20 +169,33 @@ def run_in_batches(
     con = connect()
     skipped, warnings, sessions, events, done = [], [], 0, 0, 0
     made: set[str] = set()
+
+    def keep(kept: dict[str, duckdb.DuckDBPyRelation]) -> None:
+        for name, relation in kept.items():
+            if name in made:
+                relation.insert_into(name)
+            else:
+                relation.create(name)
+                made.add(name)
+
     for batch in batches(files, batch_bytes):
-        left_out = load_traces(con, batch, format_in)
-        events += con.table("events").count("*").fetchall()[0][0]
-        skipped += left_out
-        warnings += trace_warnings(con)
-        if len(left_out) < len(batch):
-            trace = Trace(con, left_out, policy, rules=rules, effects=declared)
-            for name, relation in collect(trace).items():
-                if name in made:
-                    relation.insert_into(name)
-                else:
-                    relation.create(name)
-                    made.add(name)
-            sessions += trace.session_count()
+        rest = batch
+        if quick is not None:
+            read = load_tool_calls(con, batch, format_in)
+            if read.analysed:
+                keep(quick(con))
+            sessions += read.analysed
+            events += read.events
+            rest = read.rest
+        if rest:
+            left_out = load_traces(con, rest, format_in)
+            events += con.table("events").count("*").fetchall()[0][0]
+            skipped += left_out
+            warnings += trace_warnings(con)
+            if len(left_out) < len(rest):
+                trace = Trace(con, left_out, policy, rules=rules, effects=declared)
+                keep(collect(trace))
+                sessions += trace.session_count()
         done += len(batch)
         if progress:
             progress(done, len(files), events)
@@ -202,19 +220,23 @@ def find_redundant(
     """The redundant calls of every session `paths` (or `workdir`, or the catalog `db`) name.
 
     Traces are read in batches (`run_in_batches`): memory stays bounded whatever the number
-    of sessions. Arguments as for `load`; the result's relation has the policy's finding
-    schema, in trace path and line order.
+    of sessions. The reference policy reads Murmur traces quickly (`load.load_tool_calls`:
+    the tool calls only), and loads whole only the traces that reading cannot vouch for.
+    Arguments as for `load`; the result's relation has the policy's finding schema, in
+    trace path and line order.
     """
     if db is not None:
         trace = load(paths, db=db, policy=policy, rules=rules, effects=effects)
         return Findings(
             trace.redundant_calls(), trace.session_count(), trace.skipped, trace.warnings
         )
+    # the reference policy reads Murmur traces quickly (their tool calls only)
+    quick = (lambda con: {"found": quick_findings(con)}) if policy == "reference" else None
     done = run_in_batches(
         paths,
         lambda trace: {"found": trace.redundant_calls(policy)},
         workdir=workdir, policy=policy, rules=rules, effects=effects,
-        batch_bytes=batch_bytes, progress=progress, format_in=format_in,
+        batch_bytes=batch_bytes, progress=progress, format_in=format_in, quick=quick,
     )  # fmt: skip
     found = done.con.table("found").order("trace_path, line")
     return Findings(found, done.sessions, done.skipped, done.warnings)

@@ -49,6 +49,8 @@ MACROS: dict[str, tuple[str, str]] = {
     "normalise_path": ("path", "functions/normalise_path"),
     "wrong_json_type": ("value, kind", "functions/wrong_json_type"),
     "checked_fields": ("", "functions/checked_fields"),
+    "may_have_wrong_types": ("raw", "functions/may_have_wrong_types"),
+    "wrong_field_index": ("raw", "functions/wrong_field_index"),
     "split_shell_words": ("command", "functions/split_shell_words"),
     "visible": ("text", "functions/visible"),
 }
@@ -309,7 +311,7 @@ class Relations:
 
 def drop_loaded(con: duckdb.DuckDBPyConnection) -> None:
     """Drop the events of the last load and the relations materialised from them."""
-    for table in ("events", *MATERIALISED):
+    for table in ("events", "quick_lines", "quick_traces", *MATERIALISED):
         con.execute(f"DROP TABLE IF EXISTS {table}")
 
 
@@ -442,3 +444,62 @@ def trace_warnings(con: duckdb.DuckDBPyConnection) -> list[TraceWarning]:
 def skipped_traces(con: duckdb.DuckDBPyConnection) -> list[Skipped]:
     """The traces of `traces` that cannot be analysed, with why."""
     return [Skipped(*row) for row in _noted(con, "error_code", "trace_path, error_code, error")]
+
+
+# ── the quick reading of `redundant --policy reference` ──────────────────────────
+
+#: What DuckDB's file readers take for a glob pattern: a path holding one is loaded whole.
+_GLOB = re.compile(r"[*?\[\]{}]")
+
+
+@dataclass(frozen=True)
+class QuickLoad:
+    """What `load_tool_calls` read of a batch of traces."""
+
+    #: The traces whose tool calls are in `quick_lines`: loading them whole finds no error
+    #: and no warning.
+    analysed: int
+    #: Their events (lines that are not blank).
+    events: int
+    #: The traces it left out, in the order given: `load_traces` reads them (and says why
+    #: one cannot be analysed).
+    rest: list[str]
+
+
+def load_tool_calls(
+    con: duckdb.DuckDBPyConnection, trace_paths: Sequence[str], format_in: str | None = None
+) -> QuickLoad:
+    """Read the tool calls of Murmur traces, without parsing the rest of their lines more
+    than to validate them, into `quick_lines` and `quick_traces` (queries/quick/), for
+    `quick_findings`.
+
+    Only the traces that loading would analyse with no error or warning are read so; the
+    others (a bad line, a torn last line, blank lines only, text that is not UTF-8, a tool
+    call that names no session, a file that cannot be opened or is of another agent's
+    format) are left for `load_traces`, in `QuickLoad.rest`. `format_in` as for
+    `load_traces`. A load replaces what the connection held.
+    """
+    forced = formats.reader(format_in) if format_in is not None else None
+    quick = [
+        path
+        for path in trace_paths
+        if not _GLOB.search(path)
+        and (forced or formats.detect(path)) == "murmur"
+        and not file_problem(path)
+    ]
+    con.execute("SET VARIABLE quick_files = $paths::VARCHAR[]", {"paths": quick})
+    con.execute("SET preserve_insertion_order = false")
+    drop_loaded(con)
+    create_macros(con)
+    con.execute(f"CREATE OR REPLACE TEMP TABLE quick_lines AS {queries.get('quick/lines').sql}")
+    con.execute(f"CREATE OR REPLACE TEMP TABLE quick_traces AS {queries.get('quick/traces').sql}")
+    read = con.table("quick_traces").filter("quick")
+    taken = {path for (path,) in read.select("trace_path").fetchall()}
+    ((events,),) = read.aggregate("coalesce(sum(events), 0)::BIGINT").fetchall()
+    return QuickLoad(len(taken), events, [p for p in trace_paths if p not in taken])
+
+
+def quick_findings(con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyRelation:
+    """The reference policy's findings in the traces `load_tool_calls` read: the rows
+    queries/redundant/reference.sql gives for them (queries/quick/reference.sql)."""
+    return con.sql(queries.get("quick/reference").sql)

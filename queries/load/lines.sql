@@ -102,31 +102,13 @@ detailed AS (
     FROM parsed
 ),
 checked AS (
-    -- The JSON reader converts leniently ("3" -> 3, 3.5 -> 4, 7 -> '7'). A cheap scan finds
-    -- the lines where an integer field's value does not start with a digit, goes on with a
-    -- fraction or exponent, or has 16 digits or more (beyond 2^53, maybe), or where a
-    -- string field's value is neither a string nor null; only those lines have the fields
-    -- of queries/functions/checked_fields.sql extracted as JSON, to name the first one of
-    -- the wrong type.
+    -- The JSON reader converts leniently ("3" -> 3, 3.5 -> 4, 7 -> '7'): a cheap scan finds
+    -- the lines that might hold a field of the wrong type, and only those have the checked
+    -- fields extracted, to name the first one of the wrong type.
     SELECT
         *,
-        CASE WHEN ev IS NOT NULL AND regexp_matches(
-            raw,
-            '"(?:timestamp|turn|input_tokens|output_tokens|input_bytes|output_bytes|duration_ms|exit_code|stdout_bytes|stderr_bytes|max_turns|tokens_before|tokens_after|total_turns|total_input_tokens|total_output_tokens|total_tool_calls|total_shell_calls|turns|tool_calls|shell_calls|reopen_count|reopen_number)"\s*:\s*(?:[^0-9\s]|[0-9]+[.eE]|[0-9]{16})|"(?:event_type|session_id|event_id|parent_id|task_id|decision|tool_name|origin|status|skill_name|binary|command|capsule_name|capsule_version|model|exit_status|context_id|source|hook_name|reason)"\s*:\s*(?:[^"\sn]|n[^u])'
-        ) THEN list_position(
-            list_transform(
-                json_extract(raw, checked_fields()),
-                lambda value, i: wrong_json_type(
-                    value,
-                    CASE
-                        WHEN i <= 20 THEN 'string'
-                        WHEN checked_fields()[i] = 'exit_code' THEN 'integer'
-                        ELSE 'count'
-                    END
-                )
-            ),
-            true
-        ) END AS bad_index
+        CASE WHEN ev IS NOT NULL AND may_have_wrong_types(raw) THEN wrong_field_index(raw) END
+            AS bad_index
     FROM detailed
 ),
 named AS (

@@ -1,0 +1,130 @@
+-- Redundant calls, reference semantics, in the traces read quickly (queries/quick/traces.sql):
+-- the rows queries/redundant/reference.sql gives for them, from queries/quick/lines.sql.
+--
+-- The fields of a tool call are converted by the same JSON reader, with the same types, as
+-- in queries/load/lines.sql; its identity is resolved as in queries/events/tool_calls.sql
+-- (the declared `resource_id` when a non-empty string, else the first string among the
+-- input keys `path`, `file`, `file_path`, `filepath`, `filename`, compared lower-cased,
+-- the byte-wise smallest first among keys that collide); history is kept per trace, in
+-- line order, as in queries/redundant/reference.sql. Traces are known by their position
+-- until the findings are named.
+-- @column session_id      VARCHAR  Session of the redundant call (the line names it: quick/lines.sql).
+-- @column trace_path      VARCHAR  Trace file of the call.
+-- @column line            BIGINT   Line of the redundant call.
+-- @column call_id         VARCHAR  The line's `event_id`; NULL when none.
+-- @column turn            BIGINT   Turn of the redundant call (a missing turn counts as 0).
+-- @column tool_name       VARCHAR  Tool, as written.
+-- @column resource        VARCHAR  The identity read again.
+-- @column resource_source VARCHAR  `declared` or `path_field`.
+-- @column state_effect    VARCHAR  Always `read`.
+-- @column prior_line      BIGINT   Line of the read it repeats.
+-- @column prior_turn      BIGINT   Turn of the read it repeats.
+-- @column output_bytes    BIGINT   Output size of the redundant call.
+-- @column duration_ms     BIGINT   Wall time of the redundant call.
+WITH fields AS (
+    SELECT
+        l.file_index,
+        l.line,
+        json_transform(l.raw, '{
+            "session_id": "VARCHAR", "turn": "BIGINT", "event_id": "VARCHAR",
+            "tool_name": "VARCHAR", "input": "JSON", "output_bytes": "BIGINT",
+            "duration_ms": "BIGINT", "state_effect": "JSON", "resource_id": "JSON"
+        }') AS ev
+    FROM quick_lines AS l
+    JOIN quick_traces AS t USING (file_index)
+    WHERE l.tool_call AND t.quick
+),
+candidates AS (
+    SELECT
+        file_index,
+        line,
+        ev.session_id,
+        ev.event_id AS call_id,
+        coalesce(ev.turn, 0) AS turn,
+        ev.tool_name,
+        ev.input,
+        ev.output_bytes,
+        ev.duration_ms,
+        CASE WHEN json_type(ev.state_effect) = 'VARCHAR' THEN ev.state_effect ->> '$' END
+            AS state_effect,
+        CASE WHEN json_type(ev.resource_id) = 'VARCHAR' THEN ev.resource_id ->> '$' END
+            AS resource_id,
+        CASE WHEN json_type(ev.input) = 'OBJECT' THEN
+            list_filter(
+                json_keys(ev.input),
+                lambda k: lower(k) IN ('path', 'file', 'file_path', 'filepath', 'filename')
+            )
+        END AS path_keys
+    FROM fields
+),
+-- materialised: the resource would be resolved twice, for the filter below and for the row
+calls AS MATERIALIZED (
+    SELECT
+        *,
+        CASE
+            WHEN resource_id <> '' THEN resource_id
+            WHEN len(path_keys) = 0 THEN NULL
+            -- every candidate key lower-case and written once: the five fields, in order
+            WHEN path_keys = list_transform(path_keys, lambda k: lower(k))
+                AND len(list_distinct(path_keys)) = len(path_keys)
+                THEN coalesce(
+                    CASE WHEN json_type(path.path) = 'VARCHAR' THEN path.path ->> '$' END,
+                    CASE WHEN json_type(path.file) = 'VARCHAR' THEN path.file ->> '$' END,
+                    CASE WHEN json_type(path.file_path) = 'VARCHAR' THEN path.file_path ->> '$' END,
+                    CASE WHEN json_type(path.filepath) = 'VARCHAR' THEN path.filepath ->> '$' END,
+                    CASE WHEN json_type(path.filename) = 'VARCHAR' THEN path.filename ->> '$' END
+                )
+            -- otherwise every entry ranked by (priority, key): the first string
+            ELSE list_sort(list_filter(
+                list_transform(
+                    map_entries(json_transform(input, '"MAP(VARCHAR, JSON)"')),
+                    lambda e: {
+                        priority: list_position(
+                            ['path', 'file', 'file_path', 'filepath', 'filename'],
+                            lower(e.key)
+                        ),
+                        key: e.key,
+                        value: e.value
+                    }
+                ),
+                lambda c: c.priority IS NOT NULL AND json_type(c.value) = 'VARCHAR'
+            ))[1].value ->> '$'
+        END AS resource,
+        CASE WHEN resource_id <> '' THEN 'declared' ELSE 'path_field' END AS resource_source
+    FROM (
+        SELECT
+            *,
+            CASE WHEN len(path_keys) > 0 AND coalesce(resource_id, '') = '' THEN json_transform(input, '{
+                "path": "JSON", "file": "JSON", "file_path": "JSON", "filepath": "JSON",
+                "filename": "JSON"
+            }') END AS path
+        FROM candidates
+    )
+),
+history AS (
+    SELECT
+        *,
+        lag(state_effect) OVER identity AS prior_effect,
+        lag(line) OVER identity AS prior_line,
+        lag(turn) OVER identity AS prior_turn
+    FROM calls
+    WHERE resource IS NOT NULL
+    WINDOW identity AS (PARTITION BY file_index, resource ORDER BY line)
+)
+SELECT
+    h.session_id,
+    t.trace_path,
+    h.line,
+    h.call_id,
+    h.turn,
+    h.tool_name,
+    h.resource,
+    h.resource_source,
+    h.state_effect,
+    h.prior_line,
+    h.prior_turn,
+    h.output_bytes,
+    h.duration_ms
+FROM history AS h
+JOIN quick_traces AS t USING (file_index)
+WHERE h.state_effect = 'read' AND h.prior_effect = 'read'
