@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 from pathlib import Path
 
 from .errors import E_TRC_001, MurTraceError
@@ -81,10 +82,13 @@ def detect(path: str | os.PathLike[str]) -> str:
     or `openhands`. What cannot be recognised (an empty file, a first line that is not a
     JSON object, no file at all) is read as Murmur's, whose loader names what is wrong.
     A file named `trace.jsonl`, the name Murmur's runtime gives its traces, is not opened
-    (a workdir of 20,000 sessions would open every trace once more)."""
+    (a workdir of 20,000 sessions would open every trace once more), nor is anything but a
+    regular file (opening a named pipe waits for a writer, forever)."""
     if os.path.basename(path) == MURMUR_TRACE:
         return "murmur"
     try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return "murmur"
         with open(path, "rb") as f:
             head = f.read(HEAD_BYTES)
     except OSError:

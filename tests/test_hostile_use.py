@@ -12,6 +12,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -96,17 +97,19 @@ BAD_TRACES: dict[str, tuple[object, str]] = {
     "not UTF-8": (b'{"event_type":"x","s":"\xff"}\n', "E-IO-003"),
     "a directory": ("dir", "E-IO-003"),
     "a pipe": ("fifo", "E-IO-003"),
+    "a pipe of another name": ("fifo:session.jsonl", "E-IO-003"),
     "missing": ("missing", "E-IO-001"),
 }
 
 
 def bad_trace(tmp_path: Path, name: str) -> Path:
     data, _ = BAD_TRACES[name]
-    trace = tmp_path / "bad" / SESSION / "trace.jsonl"
+    kind, _, name = data.partition(":") if isinstance(data, str) else (data, "", "")
+    trace = tmp_path / "bad" / SESSION / (name or "trace.jsonl")
     trace.parent.mkdir(parents=True)
     if data == "dir":
         trace.mkdir()
-    elif data == "fifo":
+    elif kind == "fifo":
         os.mkfifo(trace)
     elif data != "missing":
         trace.write_bytes(data)
@@ -138,19 +141,44 @@ API_CALLS = {
 }
 
 
+class Watchdog:
+    """Releases a command blocked on opening the named pipe `fifo` (by opening its other
+    end) when it has not finished within `seconds`, and remembers that it had to."""
+
+    def __init__(self, fifo: Path, seconds: float = 30.0) -> None:
+        self.fifo, self.seconds, self.fired = fifo, seconds, False
+        self.done = threading.Event()
+
+    def __enter__(self) -> Watchdog:
+        if self.fifo.is_fifo():
+            threading.Thread(target=self._watch, daemon=True).start()
+        return self
+
+    def _watch(self) -> None:
+        if not self.done.wait(self.seconds):
+            self.fired = True
+            os.close(os.open(self.fifo, os.O_WRONLY))
+
+    def __exit__(self, *exc: object) -> None:
+        self.done.set()
+
+
 @pytest.mark.parametrize("bad", list(BAD_TRACES))
 def test_every_command_gives_one_coded_line_for_a_bad_trace(tmp_path: Path, bad: str) -> None:
     trace = bad_trace(tmp_path, bad)
     code = BAD_TRACES[bad][1]
     before = checksums(tmp_path)
     for name, command in COMMANDS.items():
-        result = runner.invoke(app, command(str(trace), tmp_path))
+        with Watchdog(trace) as watchdog:
+            result = runner.invoke(app, command(str(trace), tmp_path))
+        assert not watchdog.fired, f"{name} waited on the pipe"
         assert result.exit_code == 2, (name, result.output)
         lines = result.stderr.splitlines()
         assert len(lines) == 1 and lines[0].startswith(f"error[{code}]: "), (name, lines)
     for name, call in API_CALLS.items():
-        with pytest.raises(MurTraceError) as caught:
+        with Watchdog(trace) as watchdog, pytest.raises(MurTraceError) as caught:
             call(trace, tmp_path)
+        assert not watchdog.fired, f"{name} waited on the pipe"
         assert caught.value.code == code, name
     assert checksums(tmp_path) == before  # nothing written: no catalog, no export, no image
 
@@ -571,7 +599,7 @@ def test_fuzzed_command_lines(playground, command, positional, options, with_pat
         args += [flag, path]
     result = subprocess.run(
         [sys.executable, "-m", "mur_trace", *args], cwd=playground, capture_output=True,
-        text=True, timeout=120,
+        text=True, timeout=60,
     )  # fmt: skip
     assert "Traceback" not in result.stderr, (args, result.stderr)
     assert result.returncode in (0, 1, 2), (args, result.returncode, result.stderr)

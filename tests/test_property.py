@@ -116,7 +116,7 @@ def test_identity_resolution_agrees_with_the_model(calls: list[dict]) -> None:
         assert rows.fetchall() == expected
 
 
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(TRACE, min_size=1, max_size=3))
 def test_context_policy_with_every_rule_off_is_the_reference(traces: list[list[str]]) -> None:
     with tempfile.TemporaryDirectory() as tmp:

@@ -92,7 +92,7 @@ FILE = st.tuples(st.lists(LINE, max_size=12), st.booleans()).map(
 )
 
 
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(FILE, min_size=1, max_size=4))
 def test_random_traces_give_what_loading_them_whole_gives(traces: list[bytes]) -> None:
     same(traces)
