@@ -31,6 +31,8 @@ from pathlib import Path
 from .writes import owned_directory
 
 BYTES_PER_TOKEN = 4
+#: The share of changes that change a file's size (the others are same-length edits).
+SIZE_CHANGES = 0.9
 START_MS = 1_795_000_000_000  # 2026-11-18
 
 DIRS = ["src", "src/api", "src/db", "tests", "docs"]
@@ -67,6 +69,8 @@ class World:
     files: dict[str, int] = field(default_factory=dict)
     symbols: dict[str, str] = field(default_factory=dict)
     clock: int = 0
+    # what a file's size follows: most changes change it, some (a same-length edit) do not
+    sizes: dict[str, int] = field(default_factory=dict)
 
     @classmethod
     def make(cls, rng: random.Random) -> World:
@@ -82,6 +86,25 @@ class World:
     def change(self, path: str) -> None:
         self.clock += 1
         self.files[path] = 1000 + self.clock
+        if self.rng.random() < SIZE_CHANGES:
+            self.sizes[path] = self.clock
+
+    def size(self, view: str, resource: tuple) -> int:
+        """Bytes a read of `resource` returns through `view`: they follow the sizes of the
+        files it shows, so a repeat after a change mostly returns another count."""
+        kind, name = resource
+        if kind == "file":
+            shown: tuple = (name,)
+        elif kind == "sym":
+            shown = (self.symbols[name],)
+        elif kind == "dir":
+            shown = tuple(p for p, _ in self.under(name))
+        elif kind == "tree":
+            shown = tuple(sorted(self.files))
+        else:
+            return 12000  # a web page does not change
+        key = repr((view, resource, [(p, self.sizes.get(p, 0)) for p in shown]))
+        return 100 + zlib.crc32(key.encode()) % 9000
 
     def remove(self, path: str) -> None:
         self.files.pop(path, None)
@@ -258,9 +281,6 @@ class Session:
             return f"{head}/{self.rng.choice(['x', 'api', 'old'])}/../{tail}"
         return path
 
-    def size(self, path: str) -> int:
-        return 400 + zlib.crc32(path.encode()) % 9000
-
     def act(self) -> None:
         """One turn: the model picks a tool, the tool runs."""
         r = self.rng.random()
@@ -290,7 +310,7 @@ class Session:
         line = self.call(
             "editor",
             {"operation": "read_file", "path": self.spell(path)},
-            out=self.size(path),
+            out=self.world.size("whole", ("file", path)),
             effect="read",
         )
         self.observe(line, ("file", path), "whole", True)
@@ -323,7 +343,7 @@ class Session:
         self.think("editor")
         line = self.call(
             "editor", {"operation": "list_dir", "path": self.spell(d + "/")[:-1] or d},
-            out=300, effect="read",
+            out=self.world.size("listing", ("dir", d)), effect="read",
         )  # fmt: skip
         self.observe(line, ("dir", d), "listing", True)
 
@@ -334,7 +354,7 @@ class Session:
         line = self.call(
             "editor",
             {"operation": "search", "path": d, "pattern": pattern},
-            out=800,
+            out=self.world.size(f"search:{pattern}", ("dir", d)),
             effect="read",
         )
         self.observe(line, ("dir", d), f"search:{pattern}", True)
@@ -355,20 +375,29 @@ class Session:
             self.world.change(self.world.symbols[sym])
             return
         self.think("code-graph")
-        line = self.call("code-graph", data, out=1500, effect="read", resource_id=f"sym:{sym}")
+        out = self.world.size(op, ("sym", sym))
+        line = self.call("code-graph", data, out=out, effect="read", resource_id=f"sym:{sym}")
         self.observe(line, ("sym", sym), op, True)
 
     def fetch(self) -> None:
         url = self.rng.choice(URLS)
         self.think("fetch")
-        line = self.call("fetch", {"url": url}, out=12000, effect="read", resource_id=f"url:{url}")
+        line = self.call(
+            "fetch",
+            {"url": url},
+            out=self.world.size("whole", ("url", url)),
+            effect="read",
+            resource_id=f"url:{url}",
+        )
         self.observe(line, ("url", url), "whole", True)
 
     def legacy_read(self) -> None:
         path = self.pick_file()
         key = self.rng.choice(["File_Path", "FILE_PATH", "filepath", "Path"])
         self.think("legacy-fs")
-        line = self.call("legacy-fs", {key: path}, out=self.size(path), effect="read")
+        line = self.call(
+            "legacy-fs", {key: path}, out=self.world.size("whole", ("file", path)), effect="read"
+        )
         self.observe(line, ("file", path), "whole", True)
         self.recent.append(path)
 
@@ -381,7 +410,9 @@ class Session:
             self.world.change(path)
             return
         line = self.call(
-            "fs-mcp", {"operation": "read_text_file", "path": path}, out=self.size(path)
+            "fs-mcp",
+            {"operation": "read_text_file", "path": path},
+            out=self.world.size("whole", ("file", path)),
         )
         self.observe(line, ("file", path), "whole", True)
         self.recent.append(path)
@@ -399,7 +430,7 @@ class Session:
             for path in self.rng.sample(sorted(self.world.files), 2):
                 self.world.change(path)
         self.think("git")
-        self.call("git", {"args": args}, out=200)
+        self.call("git", {"args": args}, out=self.world.size(" ".join(args), ("tree", ".")))
         self.shell("/usr/bin/git", " ".join(args))
 
     def bash(self) -> None:
@@ -441,7 +472,9 @@ class Session:
             # the model sees what grep lets through (a count), not the file
             command = f"cat {path} | grep -c fn"
             read = (("file", path), "pipe:grep -c fn")
-        line = self.call("bash", {"command": command}, out=self.size(path) if read else 150)
+        line = self.call(
+            "bash", {"command": command}, out=self.world.size(read[1], read[0]) if read else 150
+        )
         fail = read is not None and rng.random() < 0.05
         # as the runtime writes it: the interpreter (resolved, or its bare name when nothing
         # resolved; older runtimes wrote none) and the script

@@ -262,7 +262,9 @@ def shell_session() -> Session:
     s.call(5, "git", {"args": ["checkout", "--", "src/config.rs"]}, out=0, ms=19)
     s.shell(5, "/usr/bin/git", "checkout -- src/config.rs", ms=12)
     s.think(6, "editor", 8_300, 65)
-    s.edit(6, "read_file", "src/config.rs", out=2_960, ms=6)  # reference flags it again
+    # the reference flags it again; the context policy too (same_size): `git checkout`
+    # brought back the 2,960 bytes turn 0 read
+    s.edit(6, "read_file", "src/config.rs", out=2_960, ms=6)
     s.think(7, None, 9_050, 410)
     s.end("failed")
     return s

@@ -44,7 +44,7 @@ def test_metrics_follow_the_policy_rules_and_effects(sample_workdir: Path) -> No
     total = "sum(redundant_calls)::BIGINT"
     assert metrics.aggregate(total).fetchall() == [(19,)]
     trace.policy = "context"
-    assert metrics.aggregate(total).fetchall() == [(8,)]
+    assert metrics.aggregate(total).fetchall() == [(9,)]
     trace.set_rules(dict.fromkeys(mur_trace.RULES, False))  # context = reference
     assert metrics.aggregate(total).fetchall() == [(19,)]
     trace.set_rules({"path_normalisation": True})

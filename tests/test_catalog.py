@@ -41,7 +41,7 @@ def test_catalog_gives_the_findings_of_the_traces(workdir: Path, tmp_path: Path)
         (p.split("/")[-2], *rest) for p, *rest in findings(from_files)
     ]
     ctx = from_catalog.redundant_calls("context").aggregate("count(*)").fetchall()
-    assert ctx == [(8,)]
+    assert ctx == [(9,)]
 
 
 def test_stored_findings_come_in_report_order(workdir: Path, tmp_path: Path) -> None:

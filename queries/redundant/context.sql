@@ -20,7 +20,7 @@
 -- @column prior_turn      BIGINT   Turn of that call.
 -- @column output_bytes    BIGINT   Bytes the redundant call returned.
 -- @column duration_ms     BIGINT   Its wall time.
--- @column rule            VARCHAR  What made the match: declared_in_file, shell_inference, declared_effects, path_normalisation, else read_after_read.
+-- @column rule            VARCHAR  What made the match: declared_in_file, same_size, shell_inference, declared_effects, path_normalisation, else read_after_read.
 -- @column reason          VARCHAR  Why, in words.
 -- @column est_tokens      BIGINT   Tokens the repeated result took (see waste).
 -- @column token_source    VARCHAR  `trace` or `estimate`.
@@ -170,6 +170,14 @@ matched AS (
         AND p.whole
     WHERE NOT c.metadata
     GROUP BY ALL
+    UNION ALL
+    -- the same request, as many bytes, after changes only inferred (same_size): a prior
+    -- before the barrier, which the first match cannot reach, after the last reset
+    SELECT c.trace_path, c.ord, p.line, p.origin, p.effect_source, 'same_size'
+    FROM candidates AS c
+    JOIN rule_same_size AS s USING (trace_path, ord)
+    JOIN reads AS p ON p.trace_path = c.trace_path AND p.ord = s.prior_ord
+    WHERE s.prior_ord > coalesce(c.last_reset, -1) AND s.prior_ord <= c.barrier
 ),
 prior AS (
     -- the latest read that holds it, however it was matched
@@ -219,6 +227,7 @@ SELECT
     t.duration_ms,
     CASE
         WHEN f.via = 'declared_in_file' THEN 'declared_in_file'
+        WHEN f.via = 'same_size' THEN 'same_size'
         WHEN f.origin = 'shell' OR f.prior_origin = 'shell' THEN 'shell_inference'
         WHEN 'effects_file' IN (f.effect_source, f.prior_effect_source) THEN 'declared_effects'
         WHEN t.resource IS DISTINCT FROM pt.resource THEN 'path_normalisation'
@@ -228,6 +237,7 @@ SELECT
         || ' (turn ' || coalesce(pt.turn, 0) || ') read it'
         || CASE
             WHEN f.via = 'declared_in_file' THEN ', the file it was asked of, whole'
+            WHEN f.via = 'same_size' THEN ' and returned as many bytes'
             WHEN t.resource IS DISTINCT FROM pt.resource AND f.origin = 'tool_call'
                 AND f.prior_origin = 'tool_call'
                 THEN ' as ' || pt.resource
