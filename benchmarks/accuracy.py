@@ -199,10 +199,13 @@ def mistakes(corpus: Corpus, explain: bool) -> None:
         common = ", ".join(f"{what} {n}" for what, n in fn_between[label].most_common(5))
         print(f"         between: {common}")
     hidden = [k for k in truth if corpus.rows[k].get("between") in BYTES_ONLY]
+    told = len([k for k in hidden if k in found])
     print(
-        f"\n{len(hidden)} of the {len(truth)} truly redundant reads can only be told by their "
-        f"bytes (between: {', '.join(BYTES_ONLY)}): without outputs in the trace, recall is "
-        f"at most {1 - len(hidden) / len(truth):.3f}"
+        f"\n{len(hidden)} of the {len(truth)} truly redundant reads follow a change that left "
+        f"the file as it was (between: {', '.join(BYTES_ONLY)}): only what the calls returned "
+        f"can tell them; a detector blind to outputs has a recall of at most "
+        f"{1 - len(hidden) / len(truth):.3f}; the byte counts the trace keeps (same_size) "
+        f"tell {told} of them"
     )
     if not explain:
         print("\n(--explain lists each of them)")
