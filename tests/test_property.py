@@ -1,4 +1,5 @@
-"""Property tests: the SQL agrees with the pure-Python model of SPEC section 3."""
+"""Property tests: the SQL agrees with the pure-Python model of SPEC section 3, and the
+context policy with a small model of its own on one family of traces (same_size)."""
 
 from __future__ import annotations
 
@@ -135,3 +136,80 @@ def test_path_normalisation_agrees_with_the_model(paths: list[str]) -> None:
     create_macros(con)
     got = con.execute("SELECT list_transform($p, lambda x: normalise_path(x))", {"p": paths})
     assert got.fetchone()[0] == [normalise_path(p) for p in paths]
+
+
+# ── same_size, against a model of the context policy on a small family of traces ──
+# Reads and declared writes of two files by an editor, a script run through `bash` (which
+# may change any file), compactions. A read is redundant when an earlier read of its file
+# in the same context either has no change of the file (a write, a script) after it, or
+# returned as many bytes with no write of the file after it (a script's change is taken
+# back by the size; a declared write never is). The prior is the latest such read.
+READ_STEP = st.tuples(
+    st.just("read"), st.sampled_from(["a.py", "b.py"]), st.sampled_from([100, 120])
+)
+SCRIPT_STEP = st.tuples(st.just("script"), st.just(""), st.just(0))
+SIZE_STEPS = st.lists(
+    st.one_of(
+        READ_STEP,
+        READ_STEP,
+        READ_STEP,
+        st.tuples(st.just("write"), st.sampled_from(["a.py", "b.py"]), st.just(0)),
+        SCRIPT_STEP,
+        SCRIPT_STEP,
+        st.tuples(st.just("compaction"), st.just(""), st.just(0)),
+    ),
+    min_size=3,
+    max_size=25,
+)
+
+
+def _editor(turn: int, operation: str, path: str, effect: str, size: int) -> str:
+    return json.dumps(
+        {"event_type": "tool_call", "turn": turn, "status": "ok", "tool_name": "editor",
+         "state_effect": effect, "input": {"operation": operation, "path": path},
+         "output_bytes": size}
+    )  # fmt: skip
+
+
+def _size_trace(steps: list[tuple[str, str, int]]) -> tuple[list[str], list[tuple[int, int, str]]]:
+    """The trace's lines, and the findings the model expects: (line, prior_line, rule)."""
+    lines: list[str] = []
+    expected = []
+    reads: list[tuple[int, str, int]] = []  # (line, file, size) in the current context
+    changed: dict[str, int] = {}  # file -> line of its latest write or script
+    written: dict[str, int] = {}  # file -> line of its latest write
+    for turn, (kind, path, size) in enumerate(steps):
+        if kind == "read":
+            lines.append(_editor(turn, "read_file", path, "read", size))
+            line = len(lines)
+            same = [r for r, p, _ in reads if p == path and r > changed.get(path, 0)]
+            sized = [r for r, p, s in reads if p == path and s == size and r > written.get(path, 0)]
+            if same or sized:
+                rule = "read_after_read" if same else "same_size"
+                expected.append((line, max(same + sized), rule))
+            reads.append((line, path, size))
+        elif kind == "write":
+            lines.append(_editor(turn, "write_file", path, "mutate", 10))
+            changed[path] = written[path] = len(lines)
+        elif kind == "script":
+            command = "python tidy.py"
+            call = {"event_type": "tool_call", "turn": turn, "status": "ok", "tool_name": "bash"}
+            lines.append(json.dumps(call | {"input": {"command": command}, "output_bytes": 5}))
+            shell = {"event_type": "shell", "turn": turn, "binary": "/usr/bin/bash"}
+            lines.append(json.dumps(shell | {"command": command, "exit_code": 0}))
+            changed = dict.fromkeys(["a.py", "b.py"], len(lines))
+        else:
+            reset = {"event_type": "compaction", "turn": turn}
+            lines.append(json.dumps(reset | {"tokens_before": 9, "tokens_after": 3}))
+            reads = []
+    return lines, expected
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(SIZE_STEPS)
+def test_same_size_agrees_with_the_model(steps: list[tuple[str, str, int]]) -> None:
+    lines, expected = _size_trace(steps)
+    with tempfile.TemporaryDirectory() as tmp:
+        (path,) = _write(Path(tmp), [lines])
+        found = mur_trace.load([path]).redundant_calls("context")
+        assert found.order("line").select("line, prior_line, rule").fetchall() == expected
