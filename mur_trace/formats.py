@@ -82,26 +82,42 @@ def detect(path: str | os.PathLike[str]) -> str:
     or `openhands`. What cannot be recognised (an empty file, a first line that is not a
     JSON object, no file at all) is read as Murmur's, whose loader names what is wrong.
     A file named `trace.jsonl`, the name Murmur's runtime gives its traces, is not opened
-    (a workdir of 20,000 sessions would open every trace once more), nor is anything but a
-    regular file (opening a named pipe waits for a writer, forever)."""
+    (a workdir of 20,000 sessions would open every trace once more)."""
     if os.path.basename(path) == MURMUR_TRACE:
         return "murmur"
+    return recognise(path) or "murmur"
+
+
+def recognise(path: str | os.PathLike[str]) -> str | None:
+    """The reader of a session file by its first line, or None when nothing there says
+    (an empty file, a first line that is not a JSON object, a file that cannot be read).
+    Only a regular file is opened: opening a named pipe waits for a writer, forever."""
     try:
         if not stat.S_ISREG(os.stat(path).st_mode):
-            return "murmur"
+            return None
         with open(path, "rb") as f:
             head = f.read(HEAD_BYTES)
     except OSError:
-        return "murmur"
+        return None
     text = head.decode("utf-8", errors="replace")
     first, newline, _ = text.lstrip().partition("\n")
     if newline or len(head) < HEAD_BYTES:
         try:
             value = json.loads(first)
         except ValueError:
-            return "murmur"
-        return (_of_object(value) if isinstance(value, dict) else None) or "murmur"
-    return _of_prefix(first) or "murmur"
+            return None
+        return _of_object(value) if isinstance(value, dict) else None
+    return _of_prefix(first)
+
+
+def mismatch(path: str, forced: str, format_in: str) -> str | None:
+    """Why a file cannot be read as `--format-in`'s format (reader `forced`): its first line
+    says it is another agent's log. None when it may be (nothing says otherwise)."""
+    found = recognise(path)
+    if found is None or found == forced:
+        return None
+    name = next(key for key, value in FORMATS.items() if value == found)
+    return f"{path}: a {name} log, not {format_in} (--format-in {format_in})"
 
 
 # ── the agents' usual places ──────────────────────────────────────────────────

@@ -328,6 +328,14 @@ def load_traces(
     """
     forced = formats.reader(format_in) if format_in is not None else None
     problems = check_files(trace_paths)
+    if forced is not None:
+        unreadable = {p.trace_path for p in problems}
+        problems += [
+            Skipped(path, E_TRC_001, message)
+            for path in trace_paths
+            if path not in unreadable
+            and (message := formats.mismatch(path, forced, format_in)) is not None
+        ]
     unreadable = {p.trace_path for p in problems}
     readable = [p for p in trace_paths if p not in unreadable]
     kinds = {p: forced or formats.detect(p) for p in readable}
@@ -486,6 +494,7 @@ def load_tool_calls(
         if not _GLOB.search(path)
         and not file_problem(path)
         and (forced or formats.detect(path)) == "murmur"
+        and not (forced and formats.mismatch(path, forced, format_in))
     ]
     con.execute("SET VARIABLE quick_files = $paths::VARCHAR[]", {"paths": quick})
     con.execute("SET preserve_insertion_order = false")

@@ -135,6 +135,37 @@ def test_an_unknown_format_name_is_one_line_e_trc_001(tmp_path: Path) -> None:
     ]
 
 
+def test_a_log_of_another_format_than_format_in_says_so(tmp_path: Path) -> None:
+    cc = write(tmp_path / "s.jsonl", cc_session())
+    murmur = write(tmp_path / "m.jsonl", [{"event_type": "session_start"}])
+    for path, forced, found in ((murmur, "codex", "murmur"), (cc, "murmur", "claude-code"),
+                                (cc, "openhands", "claude-code")):  # fmt: skip
+        message = f"{path}: a {found} log, not {forced} (--format-in {forced})"
+        # (`report` says what `mur trace report` says when no session is left: its own line)
+        for command in (["redundant"], ["loops"], ["show"], ["check", "--max-redundant", "0"]):
+            result = runner.invoke(app, [*command, str(path), "--format-in", forced])
+            assert result.exit_code == 2, (command, result.output)
+            assert result.stderr.splitlines() == [f"error[E-TRC-001]: {message}"], command
+        with pytest.raises(MurTraceError, match=r"\(--format-in") as err:
+            mur_trace.load([path], format_in=forced)
+        assert err.value.code == "E-TRC-001"
+    # among others it is left out with a warning; the log of the forced format is read
+    result = runner.invoke(app, ["redundant", str(cc), str(murmur), "--format-in", "claude-code"])
+    assert result.exit_code == 0, result.output
+    assert result.stderr.splitlines() == [
+        f"warning[E-TRC-001]: {murmur}: a murmur log, not claude-code (--format-in claude-code) (skipped)"
+    ]
+    # a file with Murmur's name, forced, is opened to be judged; what nothing recognises is read
+    named = write(tmp_path / "x" / "trace.jsonl", cc_session())
+    assert (
+        runner.invoke(app, ["redundant", str(named), "--format-in", "claude-code"]).exit_code == 0
+    )
+    garbage = tmp_path / "g.jsonl"
+    garbage.write_text("not json\n")
+    result = runner.invoke(app, ["redundant", str(garbage), "--format-in", "codex"])
+    assert "a murmur log" not in result.output
+
+
 def test_claude_code_lines_become_murmur_events(tmp_path: Path) -> None:
     trace = mur_trace.load([write(tmp_path / "s.jsonl", cc_session())])
     calls = trace.sql(
