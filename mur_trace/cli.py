@@ -80,6 +80,12 @@ class _OneLineErrors(typer.core.TyperGroup):
         except typer.Abort:
             _say_interrupted()
             sys.exit(EXIT_INTERRUPTED)
+        except SystemExit as exc:
+            # the help, printed by Rich, into a pipe its reader closed (`--help | head`):
+            # Rich exits 1; the reader had what it wanted, as after any other output
+            if isinstance(exc.__context__, BrokenPipeError):
+                sys.exit(0)
+            raise
         if code == EXIT_INTERRUPTED:  # Ctrl-C outside a command's own handling (Typer's)
             _say_interrupted()
         sys.exit(code if isinstance(code, int) else 0)

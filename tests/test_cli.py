@@ -274,6 +274,16 @@ def test_a_reader_that_stops_early_is_no_error(write_trace, fmt: str) -> None:
         assert proc.wait() == 0
 
 
+@pytest.mark.parametrize("args", [["--help"], ["redundant", "--help"]])
+def test_help_into_a_pipe_closed_early_is_no_error(args: list[str]) -> None:
+    command = [sys.executable, "-m", "mur_trace", *args]
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as proc:
+        assert proc.stdout is not None and proc.stderr is not None
+        proc.stdout.close()  # like `| head -1`, closed before the help is written
+        assert proc.stderr.read() == b""
+        assert proc.wait() == 0
+
+
 def test_every_command_has_help_text() -> None:
     import typer.main
 
