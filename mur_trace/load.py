@@ -484,8 +484,8 @@ def load_tool_calls(
         path
         for path in trace_paths
         if not _GLOB.search(path)
-        and (forced or formats.detect(path)) == "murmur"
         and not file_problem(path)
+        and (forced or formats.detect(path)) == "murmur"
     ]
     con.execute("SET VARIABLE quick_files = $paths::VARCHAR[]", {"paths": quick})
     con.execute("SET preserve_insertion_order = false")
