@@ -146,10 +146,17 @@ def _tables(con: duckdb.DuckDBPyConnection) -> set[str]:
 
 
 def _holds_anything(con: duckdb.DuckDBPyConnection) -> bool:
-    """Whether the database holds a table or view of anyone's, in any schema."""
+    """Whether the database holds anything of anyone's, in any schema: a table, a view, a
+    macro, a sequence, a type, or a schema of its own (a file holding only a macro is
+    someone's, not an empty catalog)."""
     rows = con.execute(
-        "SELECT count(*) FROM (SELECT database_name, internal FROM duckdb_tables() "
-        "UNION ALL SELECT database_name, internal FROM duckdb_views()) "
+        "SELECT count(*) FROM ("
+        "SELECT database_name, internal FROM duckdb_tables() "
+        "UNION ALL SELECT database_name, internal FROM duckdb_views() "
+        "UNION ALL SELECT database_name, internal FROM duckdb_functions() "
+        "UNION ALL SELECT database_name, internal FROM duckdb_types() "
+        "UNION ALL SELECT database_name, internal FROM duckdb_schemas() "
+        "UNION ALL SELECT database_name, false FROM duckdb_sequences()) "
         "WHERE database_name = current_database() AND NOT internal"
     ).fetchall()
     return rows[0][0] > 0

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from enum import Enum, StrEnum
 from pathlib import Path
-from typing import Annotated, Any, TextIO
+from typing import Annotated, Any
 
 import duckdb
 import typer
@@ -350,8 +350,11 @@ def _guard(
 
 
 @contextlib.contextmanager
-def _output(output: Path | None) -> Iterator[TextIO]:
-    """Standard output, or the file `output` (checked by `_guard` first)."""
+def _output(output: Path | None, binary: bool = False) -> Iterator[Any]:
+    """Standard output, or the file `output` (checked by `_guard` first): text, or with
+    `binary` bytes (Parquet), which never go to standard output."""
+    text: dict[str, Any] = {} if binary else {"encoding": "utf-8", "newline": ""}
+    mode = "wb" if binary else "w"
     if output is None:
         yield sys.stdout
     elif output.is_fifo():
@@ -361,10 +364,10 @@ def _output(output: Path | None) -> Iterator[TextIO]:
         except OSError as exc:
             raise MurTraceError(E_IO_003, f"cannot write {output}: no process reads it") from exc
         os.set_blocking(fd, True)
-        with open(fd, "w", encoding="utf-8", newline="") as out:
+        with open(fd, mode, **text) as out:
             yield out
     else:
-        with open(output, "w", encoding="utf-8", newline="") as out:
+        with open(output, mode, **text) as out:
             yield out
 
 
@@ -422,8 +425,9 @@ def _write_findings(
     output: Path | None,
     **text: str,
 ) -> None:
-    if fmt is Format.parquet:
-        write_parquet(findings, output)
+    if fmt is Format.parquet:  # through _output too: a pipe is opened only when read
+        with _output(output, binary=True) as out:
+            write_parquet(findings, out)
         return
     with _output(output) as out:
         if fmt is Format.text:
@@ -777,7 +781,10 @@ ExportArg = Annotated[
 DatasetOpt = Annotated[
     str,
     typer.Option(
-        "--output", "-o", help="Directory (or URL) of the findings' Parquet dataset; replaced."
+        "--output",
+        "-o",
+        help="Directory (or URL) of the findings' Parquet dataset: new, empty, or written by "
+        "an earlier `spark` command (replaced).",
     ),
 ]
 MasterOpt = Annotated[
@@ -806,7 +813,7 @@ def spark_redundant(
         from . import spark
 
         detection = spark.Detection.redundant(policy.value, rules, effects)
-        rows = spark.run(export_dir, output, detection, master)
+        rows = spark.run(export_dir, output, detection, master, inputs=[effects])
         typer.echo(f"{output}: {rows:,} findings")
 
 

@@ -57,7 +57,12 @@ def _of_object(first: dict) -> str | None:
         return "codex"
     if "instance_id" in first and "history" in first:
         return "openhands"
-    if "sessionId" in first or "parentUuid" in first or first.get("type") in _CLAUDE_TYPES:
+    kind = first.get("type")
+    if (
+        "sessionId" in first
+        or "parentUuid" in first
+        or (isinstance(kind, str) and kind in _CLAUDE_TYPES)
+    ):
         return "claude_code"
     return None
 
@@ -79,10 +84,11 @@ def _of_prefix(head: str) -> str | None:
 
 def detect(path: str | os.PathLike[str]) -> str:
     """The reader of a session file, from its first line: `murmur`, `claude_code`, `codex`
-    or `openhands`. What cannot be recognised (an empty file, a first line that is not a
-    JSON object, no file at all) is read as Murmur's, whose loader names what is wrong.
-    A file named `trace.jsonl`, the name Murmur's runtime gives its traces, is not opened
-    (a workdir of 20,000 sessions would open every trace once more)."""
+    or `openhands`. What cannot be recognised (`recognise`: an empty file, a first line that
+    is not a JSON object, no file at all, a pipe or a device) is read as Murmur's, whose
+    loader names what is wrong. A file named `trace.jsonl`, the name Murmur's runtime gives
+    its traces, is not opened (a workdir of 20,000 sessions would open every trace once
+    more)."""
     if os.path.basename(path) == MURMUR_TRACE:
         return "murmur"
     return recognise(path) or "murmur"
@@ -91,11 +97,17 @@ def detect(path: str | os.PathLike[str]) -> str:
 def recognise(path: str | os.PathLike[str]) -> str | None:
     """The reader of a session file by its first line, or None when nothing there says
     (an empty file, a first line that is not a JSON object, a file that cannot be read).
-    Only a regular file is opened: opening a named pipe waits for a writer, forever."""
+    Only a regular file is read (opening a pipe nobody writes, or reading one, would block
+    forever)."""
     try:
-        if not stat.S_ISREG(os.stat(path).st_mode):
-            return None
-        with open(path, "rb") as f:
+        # opened without waiting for a writer, and read only when it is a regular file
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError:
+        return None
+    try:
+        with open(fd, "rb") as f:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                return None
             head = f.read(HEAD_BYTES)
     except OSError:
         return None

@@ -16,7 +16,7 @@ import time
 from collections.abc import Iterable, Iterator
 from enum import StrEnum
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, BinaryIO, TextIO
 
 import duckdb
 
@@ -90,10 +90,11 @@ def write_csv(rel: duckdb.DuckDBPyRelation, out: TextIO) -> None:
     _copy(rel, out, "FORMAT csv, HEADER true")
 
 
-def write_parquet(rel: duckdb.DuckDBPyRelation, path: Path) -> None:
+def write_parquet(rel: duckdb.DuckDBPyRelation, out: Path | BinaryIO) -> None:
+    """The rows as one Parquet file, written to a path or an open binary file (a pipe)."""
     import pyarrow.parquet as pq
 
-    pq.write_table(rel.to_arrow_table(), path)
+    pq.write_table(rel.to_arrow_table(), out)
 
 
 def write_dataset(

@@ -181,12 +181,12 @@ def _label(label: str | None, message: str) -> str:
 def _ordinal(
     arg: str, workdir: Path, label: str | None, known: list[str] | None, where: str | None
 ) -> Path:
-    try:
-        n = int(arg[1:])
-    except ValueError:
+    # ASCII digits only, as `mur trace` reads them (Python's int() takes `1_0`, `١`, ` 1`)
+    if not re.fullmatch("[+-]?[0-9]+", arg[1:]):
         raise MurTraceError(
             E_TRC_002, _label(label, f"invalid ordinal '{arg}' — expected @1, @2, ...")
-        ) from None
+        )
+    n = int(arg[1:])
     if n < 1:
         raise MurTraceError(E_TRC_002, _label(label, "ordinal must be @1 or higher"))
     names = _newest(workdir, label, known, where)

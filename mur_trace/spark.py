@@ -24,16 +24,18 @@ import re
 import shutil
 import sys
 import warnings
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
+from urllib.parse import unquote, urlparse
 
 from .effects import Effect, read_effects
-from .errors import E_CFG_003, E_IO_001, E_IO_003, MurTraceError
+from .errors import E_CFG_003, E_IO_001, E_IO_003, E_IO_004, MurTraceError
 from .load import connect, event_columns, load_events, load_traces
 from .trace import Trace
+from .writes import replaced_directory
 
 if TYPE_CHECKING:
     import duckdb
@@ -274,21 +276,102 @@ def read_events(spark: SparkSession, export: str) -> DataFrame:
         raise MurTraceError(E_IO_003, f"cannot read {path}: {_first_line(exc)}") from None
 
 
-def run(export: str, output: str, detection: Detection, master: str | None = None) -> int:
+#: The file that marks a directory as one `run` wrote its findings to: only such a
+#: directory is replaced (Spark's own overwrite would delete any directory it is given).
+SPARK_MARK = ".mur-trace-spark"
+
+
+def run(
+    export: str,
+    output: str,
+    detection: Detection,
+    master: str | None = None,
+    inputs: Iterable[str | os.PathLike[str] | None] = (),
+) -> int:
     """Read the events of the export `export`, find `detection`'s findings, write them to
-    `output` as a Parquet dataset (replacing it); return how many were written."""
-    spark = session(master)  # first: it says what is missing
+    `output` as a Parquet dataset; return how many were written.
+
+    `output` is written as every write is (mur_trace/writes.py): it may be new, empty or
+    one `run` wrote before (it holds SPARK_MARK), never the export, a directory that
+    contains it or lies inside it, another of the `inputs` (an effects file), a file, or a
+    directory of someone's files. A local output is written beside and moved in when
+    complete; a URL (hdfs://, s3a://) is checked through Spark's file system and replaced
+    in place.
+    """
+    local = _local(output)
+    if local is None:
+        _refuse_remote(export, output)
+        spark = session(master)  # first: it says what is missing
+        findings = find(read_events(spark, export), detection)
+        return _spark_writes(spark, lambda: _write_remote(spark, findings, output))
+    source = _local(export)
+    with replaced_directory(local, SPARK_MARK, [source, *inputs]) as fresh:
+        spark = session(master)
+        findings = find(read_events(spark, export), detection)
+
+        def write() -> int:
+            findings.write.parquet(str(fresh))
+            # counted from the files' footers (cached findings would be counted once, but in
+            # Spark's 200 shuffle partitions: caching stops their coalescing, 20 x slower)
+            return spark.read.parquet(_literal(str(fresh))).count()
+
+        return _spark_writes(spark, write)
+
+
+def _spark_writes(spark: SparkSession, write: Callable[[], int]) -> int:
+    """`write()`, with what Spark raises as one E-IO-003 error."""
     from py4j.protocol import Py4JJavaError
     from pyspark.errors import PySparkException
 
-    findings = find(read_events(spark, export), detection)
     try:
-        findings.write.mode("overwrite").parquet(output)
-        # counted from the files' footers (cached findings would be counted once, but in
-        # Spark's 200 shuffle partitions: caching stops their coalescing, 20 x slower)
-        return spark.read.parquet(_literal(output)).count()
+        return write()
     except (PySparkException, Py4JJavaError) as exc:
         raise MurTraceError(E_IO_003, f"Spark failed: {_first_line(exc)}") from None
+
+
+def _local(location: str) -> str | None:
+    """The local path `location` names (a path, or a file: URL), or None for a URL of
+    another scheme."""
+    scheme = re.match(r"([A-Za-z][A-Za-z0-9+.-]*):", location)
+    if scheme is None:
+        return location
+    if scheme.group(1).lower() == "file":
+        return unquote(urlparse(location).path) or "/"
+    return None
+
+
+def _refuse_remote(export: str, output: str) -> None:
+    """A URL output that is the export's URL, contains it or lies inside it (E-IO-004)."""
+    source, target = export.rstrip("/"), output.rstrip("/")
+    if target == source or source.startswith(target + "/") or target.startswith(source + "/"):
+        raise MurTraceError(
+            E_IO_004,
+            f"refusing to write {output}: it is, contains or lies inside the input {export}",
+        )
+
+
+def _write_remote(spark: SparkSession, findings: DataFrame, output: str) -> int:
+    """Write `findings` to the URL `output` when it is missing, empty, or marked as ours."""
+    hadoop = spark._jvm.org.apache.hadoop.fs  # type: ignore[union-attr]
+    where = hadoop.Path(output)
+    fs = where.getFileSystem(spark._jsc.hadoopConfiguration())  # type: ignore[union-attr]
+    mark = hadoop.Path(where, SPARK_MARK)
+    if fs.exists(where):
+        if not fs.getFileStatus(where).isDirectory():
+            raise MurTraceError(E_IO_004, f"refusing to write {output}: it is not a directory")
+        if len(fs.listStatus(where)) and not fs.exists(mark):
+            raise MurTraceError(
+                E_IO_004,
+                f"refusing to write into {output}: it holds files this command did not write "
+                "(give a new or empty directory)",
+            )
+    findings.write.mode("overwrite").parquet(output)
+    stream = fs.create(mark, True)
+    try:
+        stream.write(bytearray(b'{"written_by": "mur-trace"}\n'))
+    finally:
+        stream.close()
+    return spark.read.parquet(_literal(output)).count()
 
 
 def _literal(path: str) -> str:

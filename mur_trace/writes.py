@@ -174,3 +174,44 @@ def owned_directory(
             shutil.rmtree(old, ignore_errors=True)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def replaced_directory(
+    target: PathLike, mark: str, inputs: Iterable[PathLike | None] = ()
+) -> Iterator[Path]:
+    """A path, not there yet, beside `target` for a writer that makes the directory itself
+    (Spark); when the writer is done it replaces `target` whole.
+
+    `target` may be missing, an empty directory, or a directory this same mechanism wrote
+    (it holds `mark`, listing its files, and nothing else); anything else (an input, a
+    directory of someone's files, a file) is refused before anything is written. An
+    interrupted writer leaves `target` as it was.
+    """
+    target = Path(target) if os.fspath(target) else Path(".")
+    check_target(target, inputs)
+    if (target.exists() or target.is_symlink()) and not target.is_dir():
+        raise MurTraceError(E_IO_004, f"refusing to write {target}: it is not a directory")
+    if target.is_dir() and not _only_ours(
+        target, mark, [entry.name for entry in target.iterdir() if entry.name != mark]
+    ):
+        raise MurTraceError(
+            E_IO_004,
+            f"refusing to write into {target}: it holds files this command did not write "
+            "(give a new or empty directory)",
+        )
+    parent = Path(_real(target)).parent
+    parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{Path(_real(target)).name}.", dir=parent))
+    try:
+        fresh = staging / "new"
+        yield fresh
+        written = sorted(_files_under(fresh, [entry.name for entry in fresh.iterdir()]))
+        (fresh / mark).write_text(
+            json.dumps({"written_by": "mur-trace", "files": written}) + "\n", encoding="utf-8"
+        )
+        if target.exists() or target.is_symlink():
+            os.replace(target, staging / "old")
+        os.replace(fresh, target)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)

@@ -827,3 +827,135 @@ def test_a_catalog_of_other_agents_sessions_keeps_each(tmp_path: Path) -> None:
     assert runner.invoke(app, ["ingest", "--db", str(db), str(project)]).exit_code == 0
     report = runner.invoke(app, ["report", "--db", str(db)])
     assert f"Sessions: 3  ({db})" in report.stdout, report.output
+
+
+# ── a third hostile pass ─────────────────────────────────────────────────────
+
+
+def test_spark_output_never_replaces_what_it_did_not_write(tmp_path: Path, workdir: Path) -> None:
+    """`spark ... -o` once replaced any directory it was given (Spark's overwrite mode deletes
+    it first): the export it reads, a directory of someone's files, a file. Each is refused
+    before Spark starts, as every other write is."""
+    export = tmp_path / "export"
+    assert runner.invoke(app, ["export", "--parquet", str(export), str(workdir)]).exit_code == 0
+    theirs = tmp_path / "theirs"
+    theirs.mkdir()
+    (theirs / "notes.txt").write_text("mine")
+    (tmp_path / "file.txt").write_text("mine too")
+    before = checksums(tmp_path)
+    for command in ("redundant", "loops"):
+        for output, reason in (
+            (theirs, "holds files this command did not write"),
+            (export, "it is the input"),
+            (tmp_path, "it contains the input"),
+            (export / "events", "it lies inside the input"),
+            (tmp_path / "file.txt", "it is not a directory"),
+        ):
+            result = runner.invoke(app, ["spark", command, str(export), "-o", str(output)])
+            one_line(result, "E-IO-004", 2, reason)
+            assert checksums(tmp_path) == before, (command, output)
+    effects = tmp_path / "effects.toml"
+    effects.write_text('[editor]\neffect = "read"\n')
+    result = runner.invoke(app, ["spark", "redundant", str(export), "--policy", "context",
+                                 "--effects", str(effects), "-o", str(effects)])  # fmt: skip
+    one_line(result, "E-IO-004", 2, "it is the input")
+
+
+def test_a_parquet_output_that_is_a_pipe_nobody_reads(tmp_path: Path, workdir: Path) -> None:
+    """`-f parquet -o FIFO` blocked forever in opening the pipe (and SIGTERM could not end it);
+    it is refused as the text formats' pipe is, and a pipe that is read gets the table."""
+    fifo = tmp_path / "findings.parquet"
+    os.mkfifo(fifo)
+    for command in ("redundant", "loops"):
+        result = subprocess.run(
+            [sys.executable, "-m", "mur_trace", command, str(workdir), "-f", "parquet",
+             "-o", str(fifo)], capture_output=True, text=True, timeout=60,
+        )  # fmt: skip
+        assert result.returncode == 2, result.stderr
+        assert result.stderr == f"error[E-IO-003]: cannot write {fifo}: no process reads it\n"
+    reader = subprocess.Popen(["cat", str(fifo)], stdout=subprocess.PIPE)
+    result = subprocess.run(
+        [sys.executable, "-m", "mur_trace", "redundant", str(workdir), "-f", "parquet",
+         "-o", str(fifo)], capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    data, _ = reader.communicate(timeout=60)
+    assert result.returncode == 0, result.stderr
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    assert pq.read_table(pa.BufferReader(data)).num_rows == 19  # the sample's findings
+
+
+@pytest.mark.parametrize("name", ["x.jsonl", "rollout-1.jsonl", "output.jsonl", "a.traj"])
+def test_a_pipe_of_any_name_is_never_opened(tmp_path: Path, workdir: Path, name: str) -> None:
+    """A pipe named like another agent's log was opened to recognise its format, and
+    `redundant` blocked forever; it is `not a regular file`, by every command, alone or
+    among good traces."""
+    fifo = tmp_path / name
+    os.mkfifo(fifo)
+    for args in (["redundant", str(fifo)], ["redundant", "--policy", "context", str(fifo)],
+                 ["loops", str(fifo)], ["show", str(fifo)], ["report", str(fifo)],
+                 ["ingest", "--db", str(tmp_path / "c.duckdb"), str(fifo)],
+                 ["export", "--parquet", str(tmp_path / "out"), str(fifo)]):  # fmt: skip
+        result = subprocess.run([sys.executable, "-m", "mur_trace", *args],
+                                capture_output=True, text=True, timeout=60)  # fmt: skip
+        one = [line for line in result.stderr.splitlines() if line.startswith("error[")]
+        assert result.returncode == 2 and len(one) == 1, (args, result.stderr)
+        assert one[0].endswith(f"{fifo}: not a regular file"), (args, one)
+    result = subprocess.run(
+        [sys.executable, "-m", "mur_trace", "redundant", str(workdir), str(fifo)],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert "total:      19 redundant calls in 7 of 7 sessions" in result.stdout
+    assert "not a regular file (skipped)" in result.stderr
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "CREATE MACRO twice(x) AS x * 2",
+        "CREATE MACRO one() AS TABLE SELECT 1",
+        "CREATE SEQUENCE ids",
+        "CREATE SCHEMA analytics",
+        "CREATE TYPE mood AS ENUM ('calm', 'busy')",
+    ],
+)
+def test_a_database_of_macros_sequences_schemas_or_types_is_not_a_catalog(
+    tmp_path: Path, workdir: Path, statement: str
+) -> None:
+    """A DuckDB file holding no table or view, but what someone made in it, was taken for an
+    empty catalog and written."""
+    import duckdb
+
+    db = tmp_path / "theirs.duckdb"
+    con = duckdb.connect(str(db))
+    con.execute(statement)
+    con.close()
+    before = db.read_bytes()
+    for extra in ([], ["--rebuild"]):
+        result = runner.invoke(app, ["ingest", "--db", str(db), "--workdir", str(workdir), *extra])
+        assert result.exit_code == 2 and "not a mur-trace catalog" in result.stderr, result.output
+    assert db.read_bytes() == before
+    assert not Path(f"{db}.wal").exists()
+
+
+@pytest.mark.parametrize("kind", ['["user"]', '{"a": 1}', "[]"])
+def test_a_first_line_whose_type_is_not_text(tmp_path: Path, kind: str) -> None:
+    """A log whose first line has a `type` that is a list or an object stopped format
+    recognition with a traceback; it is read as a Murmur trace, whose loader says why not."""
+    trace = tmp_path / "odd.jsonl"
+    trace.write_text('{"type": ' + kind + ', "x": 1}\n')
+    for args in (["redundant", str(trace)], ["loops", str(trace)], ["show", str(trace)],
+                 ["ingest", "--db", str(tmp_path / "c.duckdb"), str(trace)]):  # fmt: skip
+        one_line(runner.invoke(app, args), "E-TRC-001", 2, 'no "event_type"')
+    with pytest.raises(MurTraceError, match="E-TRC-001"):
+        mur_trace.load([trace])
+
+
+@pytest.mark.parametrize("ordinal", ["@1_0", "@١", "@ 1", "@1 "])
+def test_an_ordinal_is_written_in_ascii_digits(workdir: Path, ordinal: str) -> None:
+    """`@1_0` was read as @10 and `@١` (an Arabic-Indic one) as @1, as Python's int() reads
+    them; `mur trace` knows ASCII digits only."""
+    result = runner.invoke(app, ["show", ordinal, "--workdir", str(workdir)])
+    one_line(result, "E-TRC-002", 2, f"invalid ordinal '{ordinal}'")

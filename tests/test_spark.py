@@ -231,3 +231,47 @@ def test_a_directory_that_is_no_export_is_one_line(session, tmp_path: Path) -> N
         "error[E-IO-003]: the events have no column 'session_id': "
         "not the events of `mur-trace export`"
     )
+
+
+def test_an_output_written_before_is_replaced_and_nothing_else(
+    session, sample_export: Path, tmp_path: Path
+) -> None:
+    """The output is written beside and moved in; a second run replaces what the first
+    wrote; a file someone added to it makes the directory theirs, never deleted."""
+    out = tmp_path / "out"
+    for _ in range(2):
+        result = runner.invoke(app, ["spark", "loops", str(sample_export), "-o", str(out)])
+        assert result.exit_code == 0, result.output
+    assert (out / spark.SPARK_MARK).is_file()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]  # no staging left
+    assert ds.dataset(out).to_table().num_rows > 0
+    (out / "notes.txt").write_text("mine")
+    result = runner.invoke(app, ["spark", "loops", str(sample_export), "-o", str(out)])
+    assert _one_error_line(result).startswith(
+        f"error[E-IO-004]: refusing to write into {out}: it holds files this command did not write"
+    )
+    assert (out / "notes.txt").read_text() == "mine"
+
+
+def test_a_url_output_is_checked_through_sparks_file_system(
+    session, sample_export: Path, tmp_path: Path
+) -> None:
+    """A URL output (here file:, as hdfs:// or s3a:// would be) is written only when it is
+    missing, empty or marked as written by mur-trace: Spark's overwrite deletes any other."""
+    findings = spark.loops(spark.read_events(session, str(sample_export)))
+    theirs = tmp_path / "theirs"
+    theirs.mkdir()
+    (theirs / "notes.txt").write_text("mine")
+    with pytest.raises(mur_trace.MurTraceError, match="E-IO-004"):
+        spark._write_remote(session, findings, theirs.as_uri())
+    (tmp_path / "file.txt").write_text("mine too")
+    with pytest.raises(mur_trace.MurTraceError, match="E-IO-004"):
+        spark._write_remote(session, findings, (tmp_path / "file.txt").as_uri())
+    assert (theirs / "notes.txt").read_text() == "mine"
+    assert (tmp_path / "file.txt").read_text() == "mine too"
+    url = (tmp_path / "fresh").as_uri()
+    first = spark._write_remote(session, findings, url)
+    assert spark._write_remote(session, findings, url) == first > 0
+    assert (tmp_path / "fresh" / spark.SPARK_MARK).is_file()
+    with pytest.raises(mur_trace.MurTraceError, match="E-IO-004"):
+        spark._refuse_remote("hdfs://nn/exports/a", "hdfs://nn/exports")
