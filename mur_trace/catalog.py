@@ -103,6 +103,17 @@ def _state(path: str) -> tuple[_FileState, bytes]:
     return state, data
 
 
+def _duckdb_file(db: Path) -> bool:
+    """Whether `db` is empty (a catalog not written yet) or starts as DuckDB's database
+    files do (`DUCK` after an 8-byte checksum)."""
+    try:
+        with open(db, "rb") as f:
+            head = f.read(12)
+    except OSError:
+        return True  # what cannot be read is DuckDB's to report
+    return not head or head[8:12] == b"DUCK"
+
+
 def _connect(db: Path, read_only: bool) -> duckdb.DuckDBPyConnection:
     """Open the catalog, waiting while another process holds it. Only a regular file (or
     a path not there yet) is opened: a pipe or a device would block."""
@@ -116,6 +127,8 @@ def _connect(db: Path, read_only: bool) -> duckdb.DuckDBPyConnection:
         problem = file_problem(str(db), "catalog")
         if problem is not None:
             raise MurTraceError(E_IO_003, f"cannot open catalog {db}: {problem.message}")
+        if not _duckdb_file(db):  # DuckDB's own words for it are about in-memory databases
+            raise MurTraceError(E_IO_003, f"cannot open catalog {db}: not a DuckDB database file")
     deadline = time.monotonic() + LOCK_WAIT
     while True:
         try:

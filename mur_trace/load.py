@@ -192,6 +192,9 @@ def set_rules(con: duckdb.DuckDBPyConnection, enabled: dict[str, bool]) -> None:
     if unknown:
         raise ValueError(f"unknown rule {unknown[0]!r}; known: {', '.join(RULES)}")
     for name, on in enabled.items():
+        if not isinstance(on, bool):  # "no" would count as on
+            raise TypeError(f"rule {name!r}: on or off is True or False, not {on!r}")
+    for name, on in enabled.items():
         con.execute(
             "UPDATE context_rules SET enabled = $on WHERE name = $name", {"on": on, "name": name}
         )

@@ -959,3 +959,22 @@ def test_an_ordinal_is_written_in_ascii_digits(workdir: Path, ordinal: str) -> N
     them; `mur trace` knows ASCII digits only."""
     result = runner.invoke(app, ["show", ordinal, "--workdir", str(workdir)])
     one_line(result, "E-TRC-002", 2, f"invalid ordinal '{ordinal}'")
+
+
+# ── a fourth pass's leftovers ────────────────────────────────────────────────
+
+
+def test_a_trace_given_as_the_catalog_is_not_a_duckdb_file(tmp_path: Path, workdir: Path) -> None:
+    trace = next(workdir.glob("ses_*/trace.jsonl"))
+    copy = tmp_path / "copy.jsonl"  # not an input of the ingest (that is E-IO-004)
+    shutil.copy(trace, copy)
+    before = checksums(tmp_path)
+    for args in (["redundant", "--db", str(trace)], ["show", "--db", str(trace)],
+                 ["ingest", "--db", str(copy), "--workdir", str(workdir)]):  # fmt: skip
+        one_line(runner.invoke(app, args), "E-IO-003", 2, "not a DuckDB database file")
+    assert checksums(tmp_path) == before
+
+
+def test_rules_are_switched_by_booleans_only(workdir: Path) -> None:
+    with pytest.raises(TypeError, match="True or False"):
+        mur_trace.load(workdir=workdir, rules={"same_size": "no"})
