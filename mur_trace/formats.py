@@ -21,6 +21,7 @@ FORMATS: dict[str, str] = {
     "claude-code": "claude_code",
     "codex": "codex",
     "openhands": "openhands",
+    "otel": "otel",
 }
 
 #: The name of Murmur's trace files.
@@ -59,7 +60,19 @@ def _of_object(first: dict) -> str | None:
         return "openhands"
     if "sessionId" in first or "parentUuid" in first or first.get("type") in _CLAUDE_TYPES:
         return "claude_code"
+    if _is_otel(first):
+        return "otel"
     return None
+
+
+def _is_otel(first: dict) -> bool:
+    """An OpenTelemetry file: OTLP JSON (`resourceSpans`, or the metrics and logs a
+    collector writes beside them), or an SDK file exporter's span or metric line."""
+    if any(key in first for key in ("resourceSpans", "resourceMetrics", "resourceLogs")):
+        return True
+    if "traceId" in first and "spanId" in first:
+        return True
+    return first.get("type") == "metric" and "dataPoints" in first
 
 
 def _of_prefix(head: str) -> str | None:
@@ -71,6 +84,8 @@ def _of_prefix(head: str) -> str | None:
         ('"payload"', "codex"),
         ('"parentUuid"', "claude_code"),
         ('"sessionId"', "claude_code"),
+        ('"resourceSpans"', "otel"),
+        ('"traceId"', "otel"),
     ):
         if marker in start:
             return name
@@ -78,8 +93,8 @@ def _of_prefix(head: str) -> str | None:
 
 
 def detect(path: str | os.PathLike[str]) -> str:
-    """The reader of a session file, from its first line: `murmur`, `claude_code`, `codex`
-    or `openhands`. What cannot be recognised (an empty file, a first line that is not a
+    """The reader of a session file, from its first line: `murmur`, `claude_code`, `codex`,
+    `openhands` or `otel`. What cannot be recognised (an empty file, a first line that is not a
     JSON object, no file at all) is read as Murmur's, whose loader names what is wrong.
     A file named `trace.jsonl`, the name Murmur's runtime gives its traces, is not opened
     (a workdir of 20,000 sessions would open every trace once more), nor is anything but a
