@@ -549,7 +549,10 @@ def test_sessions_and_traces_of_one_span_file(tmp_path: Path) -> None:
     ]
     anonymous = tool(4, "x1", "view", {"path": "/app/a.py"}, "x", trace="t9")
     del anonymous["resource"]
-    trace = mur_trace.load([write(tmp_path / "s.jsonl", [*lines, anonymous])], policy="context")
+    http = span(5, "GET /", {"http.request.method": "GET"}, session="", trace="t10")
+    del http["resource"]  # a trace of no GenAI span: no session
+    spans = [*lines, anonymous, http]
+    trace = mur_trace.load([write(tmp_path / "s.jsonl", spans)], policy="context")
     assert trace.sql(
         "SELECT session_id, line, event_type FROM events ORDER BY line"
     ).fetchall() == [

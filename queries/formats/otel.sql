@@ -8,11 +8,11 @@
 -- scopeSpans: [{spans: […]}]}]}` per line, attributes as `{key, value: {stringValue |
 -- intValue | doubleValue | boolValue}}` lists, times as `startTimeUnixNano`). What the
 -- GenAI semantic conventions put on a span is read, and nothing else:
--- - a session per `copilot.session_id` (a resource attribute), else per trace (`traceId`);
---   each takes a block of positions in the file, in the order the sessions began: its
---   `session_start`, its events in the order their spans started, its `session_end`.
---   Spans are written when they end, so `line` numbers these positions, not lines of the
---   file; a finding's `call_id` (`gen_ai.tool.call.id`) finds its span;
+-- - a session per `copilot.session_id` (a resource attribute), else per trace (`traceId`),
+--   when it holds a GenAI span (one with a `gen_ai.operation.name`); each takes a block
+--   of positions in the file, in the order the sessions began: its `session_start`, its
+--   events in the order their spans started, its `session_end`. Spans are written when
+--   they end, so `line` numbers these positions, not lines of the file; a finding's `call_id` (`gen_ai.tool.call.id`) finds its span;
 -- - `session_start`: capsule `copilot.agent` (else the invoke_agent span's
 --   `gen_ai.agent.name`, else `service.name`), its `gen_ai.agent.version` (else
 --   `service.version`), the first chat's model; `session_end` counts (`exit_status` NULL);
@@ -242,6 +242,8 @@ sessions AS (
             AS model
     FROM kinds
     GROUP BY ALL
+    -- a trace of other spans only (HTTP, a database) is no agent's session
+    HAVING count(*) FILTER (WHERE a."gen_ai.operation.name" IS NOT NULL) > 0
 ),
 blocks AS (
     -- each session's block of positions: its start, its items, its end
