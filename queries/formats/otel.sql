@@ -12,7 +12,8 @@
 --   when it holds a GenAI span (one with a `gen_ai.operation.name`); each takes a block
 --   of positions in the file, in the order the sessions began: its `session_start`, its
 --   events in the order their spans started, its `session_end`. Spans are written when
---   they end, so `line` numbers these positions, not lines of the file; a finding's `call_id` (`gen_ai.tool.call.id`) finds its span;
+--   they end, so `line` numbers these positions, not lines of the file; a finding's
+--   `call_id` (`gen_ai.tool.call.id`) finds its span;
 -- - `session_start`: capsule `copilot.agent` (else the invoke_agent span's
 --   `gen_ai.agent.name`, else `service.name`), its `gen_ai.agent.version` (else
 --   `service.version`), the first chat's model; `session_end` counts (`exit_status` NULL);
