@@ -171,8 +171,8 @@ FormatInOpt = Annotated[
     str | None,
     typer.Option(
         "--format-in",
-        help="Read every file as this format: murmur, claude-code, codex, openhands "
-        "(default: recognised from each file's first line).",
+        help="Read every file as this format: murmur, claude-code, codex, openhands, "
+        "otel (default: recognised from each file's first line).",
         show_default=False,
     ),
 ]

@@ -21,6 +21,7 @@ FORMATS: dict[str, str] = {
     "claude-code": "claude_code",
     "codex": "codex",
     "openhands": "openhands",
+    "otel": "otel",
 }
 
 #: The name of Murmur's trace files.
@@ -64,7 +65,19 @@ def _of_object(first: dict) -> str | None:
         or (isinstance(kind, str) and kind in _CLAUDE_TYPES)
     ):
         return "claude_code"
+    if _is_otel(first):
+        return "otel"
     return None
+
+
+def _is_otel(first: dict) -> bool:
+    """An OpenTelemetry file: OTLP JSON (`resourceSpans`, or the metrics and logs a
+    collector writes beside them), or an SDK file exporter's span or metric line."""
+    if any(key in first for key in ("resourceSpans", "resourceMetrics", "resourceLogs")):
+        return True
+    if "traceId" in first and "spanId" in first:
+        return True
+    return first.get("type") == "metric" and "dataPoints" in first
 
 
 def _of_prefix(head: str) -> str | None:
@@ -76,6 +89,8 @@ def _of_prefix(head: str) -> str | None:
         ('"payload"', "codex"),
         ('"parentUuid"', "claude_code"),
         ('"sessionId"', "claude_code"),
+        ('"resourceSpans"', "otel"),
+        ('"traceId"', "otel"),
     ):
         if marker in start:
             return name
@@ -83,12 +98,12 @@ def _of_prefix(head: str) -> str | None:
 
 
 def detect(path: str | os.PathLike[str]) -> str:
-    """The reader of a session file, from its first line: `murmur`, `claude_code`, `codex`
-    or `openhands`. What cannot be recognised (`recognise`: an empty file, a first line that
-    is not a JSON object, no file at all, a pipe or a device) is read as Murmur's, whose
-    loader names what is wrong. A file named `trace.jsonl`, the name Murmur's runtime gives
-    its traces, is not opened (a workdir of 20,000 sessions would open every trace once
-    more)."""
+    """The reader of a session file, from its first line: `murmur`, `claude_code`, `codex`,
+    `openhands` or `otel`. What cannot be recognised (`recognise`: an empty file, a first
+    line that is not a JSON object, no file at all, a pipe or a device) is read as Murmur's,
+    whose loader names what is wrong. A file named `trace.jsonl`, the name Murmur's runtime
+    gives its traces, is not opened (a workdir of 20,000 sessions would open every trace
+    once more)."""
     if os.path.basename(path) == MURMUR_TRACE:
         return "murmur"
     return recognise(path) or "murmur"

@@ -185,3 +185,22 @@ def test_context_policy_meets_its_accuracy_targets_on_simulated_sessions(tmp_pat
     # below the recorded corpus's: the simulator counts a read through a tool named for
     # nothing (`legacy-fs {"Path": ...}`) as a whole read, which same_request does not
     assert recall >= 0.78
+
+
+def test_calls_whose_input_the_trace_does_not_hold_are_no_loop(tmp_path: Path) -> None:
+    # an old runtime's trace: the calls say how big their input was, not what it was
+    sid = "ses_2222222222224222822200000000002b"
+    call = {"event_type": "tool_call", "session_id": sid, "tool_name": "bash",
+            "input_bytes": 18, "output_bytes": 8, "status": "ok"}  # fmt: skip
+    lines = [
+        {"event_type": "session_start", "session_id": sid},
+        {**call, "turn": 0},
+        {**call, "turn": 1},
+        {**call, "turn": 1, "input": {"command": "ls"}},
+        {**call, "turn": 2, "input": {"command": "ls"}},
+    ]
+    trace = tmp_path / sid / "trace.jsonl"
+    trace.parent.mkdir()
+    trace.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    found = mur_trace.load([trace]).loops().select("line, prior_line, rule").fetchall()
+    assert found == [(5, 4, "consecutive_repeat")]

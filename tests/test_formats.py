@@ -116,10 +116,16 @@ def test_formats_are_recognised_from_the_first_line(tmp_path: Path) -> None:
     )
     garbage = tmp_path / "g.jsonl"
     garbage.write_text("not json\n")
+    metric = write(
+        tmp_path / "metrics-first.jsonl", [{"type": "metric", "name": "x", "dataPoints": []}]
+    )
+    otlp = tmp_path / "otlp.jsonl"  # a first line too long to parse: its first key tells
+    otlp.write_text(json.dumps({"resourceSpans": [{"x": "y" * 70_000}]}) + "\n")
     kinds = [
-        formats.detect(p) for p in (cc, codex, murmur, long, garbage, tmp_path / "missing", named)
+        formats.detect(p)
+        for p in (cc, codex, murmur, long, garbage, tmp_path / "missing", named, metric, otlp)
     ]
-    assert kinds == ["claude_code", "codex", "murmur", "openhands", "murmur", "murmur", "murmur"]  # fmt: skip
+    assert kinds == ["claude_code", "codex", "murmur", "openhands", "murmur", "murmur", "murmur", "otel", "otel"]  # fmt: skip
     assert formats.reader("claude-code") == "claude_code"
 
 
@@ -131,7 +137,7 @@ def test_an_unknown_format_name_is_one_line_e_trc_001(tmp_path: Path) -> None:
     result = runner.invoke(app, ["redundant", str(path), "--format-in", "aider"])
     assert result.exit_code == 2
     assert result.stderr.strip().splitlines() == [
-        "error[E-TRC-001]: unknown format 'aider'; known formats: murmur, claude-code, codex, openhands"
+        "error[E-TRC-001]: unknown format 'aider'; known formats: murmur, claude-code, codex, openhands, otel"
     ]
 
 
@@ -377,3 +383,243 @@ def test_codex_polls_patches_and_compactions(tmp_path: Path) -> None:
     ).fetchall() == [(3, 100, 10), (6, 120, 2), (9, 150, 5)]
     found = trace.redundant_calls().select("line, call_id, prior_line, resource").fetchall()
     assert found == [(9, "e2", 3, "/w/a.txt")]
+
+
+# ── OpenTelemetry GenAI spans ────────────────────────────────────────────────
+
+COPILOT = REAL / "otel-genai" / "dbroeglin_github-copilot-lab__fix_bug_gpt55__copilot-otel.jsonl"
+OTEL_SESSION = "a13a719a-bf04-443c-9b54-67f7d32650e1"
+
+
+def test_the_copilot_cli_spans_become_murmur_events() -> None:
+    """Read from the file: 13 spans (7 execute_tool, 5 chat, 1 invoke_agent) and 20 metric
+    lines, written as the spans ended; here in the order they started. Durations are end -
+    start in ms; status code 0 everywhere; no arguments, no results (capture off)."""
+    trace = mur_trace.load([COPILOT])
+    calls = trace.sql(
+        "SELECT line, call_id, turn, tool_name, status, duration_ms, input, output_bytes, "
+        "resource FROM tool_calls ORDER BY line"
+    ).fetchall()
+    assert calls == [
+        (3, "call_MvYD46DJcIJZD7AH13iKHOgZ", 0, "view", "ok", 23, None, None, None),  # .797457132 - .774243401
+        (4, "call_qB8ybFCi9MFEq1baUVIT5ngF", 0, "glob", "ok", 29, None, None, None),  # started before the other glob
+        (5, "call_mi0e0uoyKWSc2DxQtm91WrLX", 0, "glob", "ok", 26, None, None, None),
+        (7, "custom_call_v1xRwNItBR5qXR0mbCdqlijM", 1, "apply_patch", "ok", 11, None, None, None),
+        (9, "call_eg4b88qHGl1BdhVvpFPpuEOq", 2, "glob", "ok", 40, None, None, None),
+        (10, "call_2O5czJBlxypVltgS2ytQ6T2k", 2, "bash", "ok", 67, None, None, None),  # 74.001854910 - 73.934668879
+        (12, "call_uVyj7OrCicp1iFc9dJPmqiS9", 3, "bash", "ok", 41, None, None, None),
+    ]  # fmt: skip
+    inferences = trace.sql(
+        "SELECT line, turn, input_tokens, output_tokens, decision, tool_name FROM events "
+        "WHERE event_type = 'inference' ORDER BY line"
+    ).fetchall()
+    assert inferences == [
+        (2, 0, 17117, 119, "tool_call", "view"),
+        (6, 1, 17311, 83, "tool_call", "apply_patch"),
+        (8, 2, 17416, 117, "tool_call", "glob"),
+        (11, 3, 17592, 123, "tool_call", "bash"),
+        (13, 4, 17743, 52, "end_turn", None),
+    ]
+    assert trace.sql(
+        "SELECT session_id, capsule_name, capsule_version, model FROM sessions"
+    ).fetchall() == [(OTEL_SESSION, "copilot-cli", "1.0.65", "gpt-5.5")]
+    end = trace.sql(
+        "SELECT line, total_turns, total_input_tokens, total_output_tokens, total_tool_calls, "
+        "duration_ms FROM events WHERE event_type = 'session_end'"
+    ).fetchall()
+    # the totals the invoke_agent span gives (87,179 and 494), its 16.594 s
+    assert end == [(14, 5, 87179, 494, 7, 16594)]
+    # no arguments: no resource, no shell event, nothing guessed
+    assert trace.sql("SELECT count(*) FROM events WHERE event_type = 'shell'").fetchall() == [(0,)]
+    for policy in ("reference", "context"):
+        assert trace.redundant_calls(policy).count("*").fetchall() == [(0,)]
+    assert trace.loops().count("*").fetchall() == [(0,)]
+
+
+def span(
+    n: int,
+    name: str,
+    attributes: dict,
+    status: int = 0,
+    end: int | None = None,
+    session: str = "sess-1",
+    trace: str = "t1",
+) -> dict:
+    """A span as GitHub Copilot CLI's file exporter writes it, starting at second n."""
+    return {
+        "type": "span", "traceId": trace, "spanId": f"s{n:03d}", "parentSpanId": "root",
+        "name": name, "kind": 0, "startTime": [1000 + n, 0],
+        "endTime": [1000 + (end if end is not None else n), 500_000_000],
+        "attributes": attributes, "status": {"code": status}, "events": [],
+        "resource": {"attributes": {"service.name": "copilot", "copilot.session_id": session,
+                                     "copilot.agent": "copilot-cli", "service.version": "1.0.0"}},
+    }  # fmt: skip
+
+
+def chat(n: int, inp: int, out: int, **kw) -> dict:
+    return span(n, "chat m", {"gen_ai.operation.name": "chat", "gen_ai.request.model": "m",
+                              "gen_ai.usage.input_tokens": inp, "gen_ai.usage.output_tokens": out}, **kw)  # fmt: skip
+
+
+def tool(n: int, call: str, name: str, args: object, result: str, status: int = 0, **kw) -> dict:
+    attributes = {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": name,
+                  "gen_ai.tool.call.id": call,
+                  "gen_ai.tool.call.arguments": args if isinstance(args, str) else json.dumps(args),
+                  "gen_ai.tool.call.result": result}  # fmt: skip
+    if status == 2:
+        attributes["error.type"] = "tool_error"
+    return span(n, f"execute_tool {name}", attributes, status=status, **kw)
+
+
+def captured_session() -> list[dict]:
+    """Our own spans, written for these tests (content capture on): a file viewed twice
+    with nothing between, edited, viewed again; a failed view; a shell command; a patch."""
+    return [
+        tool(2, "c1", "view", {"path": "/app/a.py"}, "1. x = 1\n"),  # written when it ended
+        chat(1, 100, 10, end=2),
+        chat(3, 120, 10),
+        tool(4, "c2", "view", {"path": "/app/a.py"}, "1. x = 1\n"),  # the same view: redundant
+        chat(5, 130, 10),
+        tool(6, "c3", "edit", {"path": "/app/a.py", "old_str": "1", "new_str": "2"}, "ok"),
+        chat(7, 140, 10),
+        tool(8, "c4", "view", {"path": "/app/a.py"}, "1. x = 2\n"),  # after the edit: needed
+        tool(8, "c5", "view", {"path": "/app/b.py"}, "no such file", status=2),
+        chat(9, 150, 10),
+        tool(10, "c6", "bash", {"command": "cat /app/c.py", "mode": "sync"},
+             "c\n<shellId: 0 completed with exit code 0>"),
+        tool(11, "c7", "apply_patch",
+             "*** Begin Patch\n*** Update File: /app/c.py\n@@\n-c\n+d\n*** End Patch\n", "Modified 1 file(s)"),
+        {"type": "metric", "name": "gen_ai.client.token.usage", "dataPoints": []},
+    ]  # fmt: skip
+
+
+def test_captured_arguments_give_resources_and_findings(tmp_path: Path) -> None:
+    path = write(tmp_path / "copilot-otel.jsonl", captured_session())
+    assert formats.detect(path) == "otel"
+    trace = mur_trace.load([path], policy="context")
+    calls = trace.sql(
+        "SELECT line, call_id, turn, tool_name, status, state_effect, resource, output_bytes, "
+        "duration_ms, changed_paths FROM tool_calls ORDER BY line"
+    ).fetchall()
+    assert calls == [
+        (3, "c1", 0, "view", "ok", "read", "/app/a.py", 9, 500, None),
+        (5, "c2", 1, "view", "ok", "read", "/app/a.py", 9, 500, None),
+        (7, "c3", 2, "edit", "ok", "mutate", "/app/a.py", 2, 500, None),
+        (9, "c4", 3, "view", "ok", "read", "/app/a.py", 9, 500, None),
+        (10, "c5", 3, "view", "error", None, "/app/b.py", 12, 500, None),
+        (12, "c6", 4, "bash", "ok", None, None, 41, 500, None),
+        (13, "c7", 4, "apply_patch", "ok", None, None, 18, 500, ["/app/c.py"]),
+    ]  # fmt: skip
+    assert trace.sql(
+        "SELECT line, \"binary\", command, exit_code FROM events WHERE event_type = 'shell'"
+    ).fetchall() == [(12, "bash", "cat /app/c.py", 0)]
+    patch = "*** Begin Patch\n*** Update File: /app/c.py\n@@\n-c\n+d\n*** End Patch\n"
+    [(patch_input,)] = trace.sql("SELECT input FROM tool_calls WHERE call_id = 'c7'").fetchall()
+    assert json.loads(patch_input) == {"input": patch}  # text that is not a JSON object
+    for policy in ("reference", "context"):
+        found = trace.redundant_calls(policy).select("line, call_id, prior_line").fetchall()
+        assert found == [(5, "c2", 3)], policy
+
+
+def test_an_edit_between_two_views_leaves_nothing_to_find(tmp_path: Path) -> None:
+    # without c1: c2 is the first view, c3 edits the file, c4 views it after the edit
+    spans = [s for s in captured_session() if s.get("attributes", {}).get("gen_ai.tool.call.id") != "c1"]  # fmt: skip
+    trace = mur_trace.load([write(tmp_path / "spans.jsonl", spans)], policy="context")
+    assert trace.redundant_calls().count("*").fetchall() == [(0,)]
+    assert trace.redundant_calls("reference").count("*").fetchall() == [(0,)]
+
+
+def otlp_line(spans: list[dict]) -> dict:
+    """The same spans as OTLP JSON (a collector's file exporter): attributes as key/value
+    lists, 64-bit integers as strings, times in nanoseconds."""
+
+    def value(v: object) -> dict:
+        if isinstance(v, bool):
+            return {"boolValue": v}
+        if isinstance(v, int):
+            return {"intValue": str(v)}
+        return {"stringValue": v}
+
+    def kv(attributes: dict) -> list[dict]:
+        return [{"key": k, "value": value(v)} for k, v in attributes.items()]
+
+    def nanos(t: list[int]) -> str:
+        return str(t[0] * 1_000_000_000 + t[1])
+
+    return {"resourceSpans": [{
+        "resource": {"attributes": kv(spans[0]["resource"]["attributes"])},
+        "scopeSpans": [{"scope": {"name": "copilot"}, "spans": [
+            {"traceId": s["traceId"], "spanId": s["spanId"], "name": s["name"], "kind": 1,
+             "startTimeUnixNano": nanos(s["startTime"]), "endTimeUnixNano": nanos(s["endTime"]),
+             "attributes": kv(s["attributes"]), "status": {"code": s["status"]["code"]}}
+            for s in spans if s.get("type") == "span"
+        ]}],
+    }]}  # fmt: skip
+
+
+def test_otlp_json_reads_as_the_file_exporter_does(tmp_path: Path) -> None:
+    spans = captured_session()
+    flat = mur_trace.load([write(tmp_path / "flat.jsonl", spans)], policy="context")
+    otlp_path = write(tmp_path / "otlp.jsonl", [otlp_line(spans[:5]), otlp_line(spans[5:])])
+    assert formats.detect(otlp_path) == "otel"
+    otlp = mur_trace.load([otlp_path], policy="context")
+    query = (
+        "SELECT line, event_type, turn, event_id, tool_name, input, status, output_bytes, "
+        "duration_ms, input_tokens FROM events ORDER BY line, event_type"
+    )
+    assert otlp.sql(query).fetchall() == flat.sql(query).fetchall()
+    assert otlp.redundant_calls().select("call_id").fetchall() == [("c2",)]
+
+
+def test_sessions_and_traces_of_one_span_file(tmp_path: Path) -> None:
+    # two Copilot sessions, and a trace that names none: three sessions, each a context
+    lines = [
+        tool(1, "a1", "view", {"path": "/app/a.py"}, "x", session="one"),
+        tool(2, "b1", "view", {"path": "/app/a.py"}, "x", session="two"),
+        tool(3, "a2", "view", {"path": "/app/a.py"}, "x", session="one"),
+    ]
+    anonymous = tool(4, "x1", "view", {"path": "/app/a.py"}, "x", trace="t9")
+    del anonymous["resource"]
+    http = span(5, "GET /", {"http.request.method": "GET"}, session="", trace="t10")
+    del http["resource"]  # a trace of no GenAI span: no session
+    spans = [*lines, anonymous, http]
+    trace = mur_trace.load([write(tmp_path / "s.jsonl", spans)], policy="context")
+    assert trace.sql(
+        "SELECT session_id, line, event_type FROM events ORDER BY line"
+    ).fetchall() == [
+        ("one", 1, "session_start"), ("one", 2, "tool_call"), ("one", 3, "tool_call"),
+        ("one", 4, "session_end"),
+        ("two", 5, "session_start"), ("two", 6, "tool_call"), ("two", 7, "session_end"),
+        ("t9", 8, "session_start"), ("t9", 9, "tool_call"), ("t9", 10, "session_end"),
+    ]  # fmt: skip
+    # a2 repeats a1 in session one; session two's view and t9's are in other contexts
+    assert trace.redundant_calls().select("call_id").fetchall() == [("a2",)]
+
+
+def test_a_bad_span_file_is_one_coded_line(tmp_path: Path) -> None:
+    good = captured_session()
+    no_start = dict(good[2])
+    del no_start["startTime"]
+    cases = {
+        "no-start.jsonl": (
+            "".join(json.dumps(x) + "\n" for x in [good[0], good[1], no_start]),
+            "no-start.jsonl:3: span without a startTime",
+        ),
+        "backwards.jsonl": (
+            json.dumps(good[0]) + "\n" + json.dumps({**good[1], "endTime": [900, 0]}) + "\n",
+            "backwards.jsonl:2: span ends before it starts",
+        ),
+        "not-json.jsonl": (json.dumps(good[0]) + "\n{not json\n" + json.dumps(good[1]) + "\n",
+                           "not-json.jsonl:2: not valid JSON"),
+        "otlp-no-id.jsonl": (
+            json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": [{"spanId": "a", "name": "x",
+                "startTimeUnixNano": "1", "endTimeUnixNano": "2"}]}]}]}) + "\n",
+            "otlp-no-id.jsonl:1: span without a traceId",
+        ),
+    }  # fmt: skip
+    for name, (text, message) in cases.items():
+        path = tmp_path / name
+        path.write_text(text)
+        result = runner.invoke(app, ["redundant", str(path), "--format-in", "otel"])
+        assert result.exit_code == 2, result.output
+        assert result.stderr.splitlines() == [f"error[E-TRC-001]: {path.parent}/{message}"]

@@ -83,7 +83,8 @@ def workdir(tmp_path: Path, sample_workdir: Path) -> Path:
 
 # ── the bad-input matrix, against every command and the API ─────────────────
 
-#: name -> (bytes of the trace, or a kind of file; the code every command answers)
+#: name -> (bytes of the trace, (file name, bytes), or a kind of file; the code every command
+#: answers)
 BAD_TRACES: dict[str, tuple[object, str]] = {
     "not JSON": (b'{"event_type":"session_start"}\n{"event_type": \n', "E-TRC-001"),
     "a turn as text": (b'{"event_type":"tool_call","turn":"3"}\n', "E-TRC-001"),
@@ -99,12 +100,29 @@ BAD_TRACES: dict[str, tuple[object, str]] = {
     "a pipe": ("fifo", "E-IO-003"),
     "a pipe of another name": ("fifo:session.jsonl", "E-IO-003"),
     "missing": ("missing", "E-IO-001"),
+    # other agents' formats, recognised from the first line of a file of another name
+    "an OpenTelemetry span without a start time": (
+        ("spans.jsonl", b'{"type":"span","traceId":"t","spanId":"s","name":"x","endTime":[1,0]}\n'),
+        "E-TRC-001",
+    ),
+    "an OpenTelemetry span file with a line not JSON": (
+        (
+            "spans.jsonl",
+            b'{"type":"span","traceId":"t","spanId":"s","name":"x",'
+            b'"startTime":[1,0],"endTime":[1,0]}\n{"type": \n',
+        ),
+        "E-TRC-001",
+    ),
 }
 
 
 def bad_trace(tmp_path: Path, name: str) -> Path:
     data, _ = BAD_TRACES[name]
-    kind, _, name = data.partition(":") if isinstance(data, str) else (data, "", "")
+    if isinstance(data, tuple):  # (file name, bytes)
+        name, data = data
+        kind = data
+    else:
+        kind, _, name = data.partition(":") if isinstance(data, str) else (data, "", "")
     trace = tmp_path / "bad" / SESSION / (name or "trace.jsonl")
     trace.parent.mkdir(parents=True)
     if data == "dir":

@@ -5,7 +5,7 @@
 -- lines take no row but keep their number; a file that is not UTF-8 gets one row at line 0.
 -- Each reader of queries/formats/ parses the lines of its own format.
 -- @column trace_path  VARCHAR  The session file, as given.
--- @column format      VARCHAR  Its format (`claude_code`, `codex`, `openhands`).
+-- @column format      VARCHAR  Its format (`claude_code`, `codex`, `openhands`, `otel`).
 -- @column line        BIGINT   1-based line number counting blank lines; 0 for a file that is not UTF-8.
 -- @column raw         VARCHAR  The line's text; NULL for a file that is not UTF-8.
 -- @column final_piece BOOLEAN  The last piece of a file with no newline at its end (maybe torn).

@@ -9,7 +9,7 @@
 -- opened come in the variable `file_errors` (path, code, message).
 -- @column trace_path   VARCHAR    The trace file, as given.
 -- @column ordinal      BIGINT     Position of the file in the request.
--- @column format       VARCHAR    The reader of its format (`murmur`, `claude_code`, `codex`, `openhands`;
+-- @column format       VARCHAR    The reader of its format (`murmur`, `claude_code`, `codex`, `openhands`, `otel`;
 --                                 variable `trace_formats`); NULL for a file that could not be opened.
 -- @column session_id   VARCHAR    The trace's session id (see above).
 -- @column events       BIGINT     Number of readable events.

@@ -1,11 +1,13 @@
 -- Loops: the same tool called with the same input again, and retries after failures.
 --
--- Calls are identical when their tool name and their input (as JSON text) are equal. A
--- call is reported when an identical call came before it in the same trace, with nothing
--- changed in between (no change, unknown shell command or context reset of
--- context_observations: re-running the tests after an edit is not a loop), either
--- immediately before (no other tool call in between: `consecutive_repeat`) or at most
--- `$window` turns earlier (`repeat_within_window`); when that earlier call failed, it is a
+-- Calls are identical when their tool name and their input (as JSON text) are equal; a
+-- call whose input the trace does not hold (an old runtime's, a span exported without
+-- content capture) is identical to none: what it asked is not known. A call is reported
+-- when an identical call came before it in the same trace, with nothing changed in
+-- between (no change, unknown shell command or context reset of context_observations:
+-- re-running the tests after an edit is not a loop), either immediately before (no other
+-- tool call in between: `consecutive_repeat`) or at most `$window` turns earlier
+-- (`repeat_within_window`); when that earlier call failed, it is a
 -- `retry_after_failure`, and its waste is the failed attempt's (what was spent for nothing);
 -- otherwise the waste is the repeated call's own. One row per finding, the finding schema
 -- of the context policy.
@@ -33,7 +35,7 @@ WITH calls AS (
     SELECT
         *,
         row_number() OVER (PARTITION BY trace_path ORDER BY line) AS call_no,
-        coalesce(input::VARCHAR, 'null') AS input_text
+        input::VARCHAR AS input_text
     FROM tool_calls
 ),
 paired AS (
@@ -44,6 +46,7 @@ paired AS (
         lag(status) OVER same AS prior_status,
         lag(call_no) OVER same AS prior_call_no
     FROM calls
+    WHERE input IS NOT NULL
     WINDOW same AS (PARTITION BY trace_path, tool_name, input_text ORDER BY line)
 ),
 found AS (
