@@ -507,7 +507,7 @@ FUZZ_TRACE = st.tuples(
 )
 
 
-@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(FUZZ_TRACE)
 def test_fuzzed_traces_get_a_clean_code_or_the_model_answer(trace: tuple[list[str], bool]) -> None:
     lines, newline = trace
@@ -539,7 +539,7 @@ COMMANDS = [
 ]  # fmt: skip
 
 
-@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(FUZZ_TRACE, st.sampled_from(COMMANDS))
 def test_every_command_survives_fuzzed_traces(trace: tuple[list[str], bool], command) -> None:
     lines, newline = trace

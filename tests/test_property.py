@@ -90,7 +90,7 @@ def _write(directory: Path, traces: list[list[str]]) -> list[Path]:
     return paths
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(TRACE, min_size=1, max_size=3))
 def test_redundant_calls_agree_with_the_model(traces: list[list[str]]) -> None:
     with tempfile.TemporaryDirectory() as tmp:
@@ -107,7 +107,7 @@ def test_redundant_calls_agree_with_the_model(traces: list[list[str]]) -> None:
         assert sorted(rows.fetchall()) == expected
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(tool_call(), min_size=1, max_size=20))
 def test_identity_resolution_agrees_with_the_model(calls: list[dict]) -> None:
     with tempfile.TemporaryDirectory() as tmp:
@@ -117,7 +117,7 @@ def test_identity_resolution_agrees_with_the_model(calls: list[dict]) -> None:
         assert rows.fetchall() == expected
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(TRACE, min_size=1, max_size=3))
 def test_context_policy_with_every_rule_off_is_the_reference(traces: list[list[str]]) -> None:
     with tempfile.TemporaryDirectory() as tmp:
@@ -205,7 +205,7 @@ def _size_trace(steps: list[tuple[str, str, int]]) -> tuple[list[str], list[tupl
     return lines, expected
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(SIZE_STEPS)
 def test_same_size_agrees_with_the_model(steps: list[tuple[str, str, int]]) -> None:
     lines, expected = _size_trace(steps)

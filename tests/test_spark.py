@@ -33,11 +33,15 @@ SYNTH_SESSIONS = 300
 
 runner = CliRunner()
 
+# under pytest-xdist, every test here runs in the same worker, so that one Spark starts
+pytestmark = pytest.mark.xdist_group("spark")
 
-@pytest.fixture(scope="module")
+
+@pytest.fixture(scope="session")
 def session():
     """A local Spark with two cores, few shuffle partitions and no UI; skipped, saying what
-    is missing, without pyspark or Java."""
+    is missing, without pyspark or Java. One for the run (under xdist this module's tests
+    run among others': a module's fixture would start and stop Spark more than once)."""
     try:
         started = spark.session(
             "local[2]", {"spark.sql.shuffle.partitions": "3", "spark.ui.enabled": "false"}
