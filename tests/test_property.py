@@ -205,7 +205,7 @@ def _size_trace(steps: list[tuple[str, str, int]]) -> tuple[list[str], list[tupl
     return lines, expected
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(SIZE_STEPS)
 def test_same_size_agrees_with_the_model(steps: list[tuple[str, str, int]]) -> None:
     lines, expected = _size_trace(steps)

@@ -25,6 +25,13 @@ KNOWN_MISSES = {
         "`python model_comparison.py` and `pip install` ran between the two reads: a script "
         "may write any file, so shell inference assumes everything may have changed"
     ),
+    (
+        "codemie-ai_codemie-code__rollout-2026-05-11T11-26-55-019e1625-789d-76c0-80ab-3724b5ddb799",
+        "call_wn5UYsFeQld9BIBC3Aj1VFe6",
+    ): (
+        "`npm run build` ran between the two `git status`: a build may change any file, and "
+        "same_size, which takes such a change back, trusts the size of whole reads only"
+    ),
 }
 
 

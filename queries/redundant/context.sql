@@ -72,20 +72,27 @@ reads AS (
     WHERE o.kind = 'read'
 ),
 changes AS (
-    SELECT o.trace_path, o.ord, o.identity, coalesce(a.ancestors, []) AS ancestors
+    SELECT
+        o.trace_path, o.ord, o.identity, coalesce(a.ancestors, []) AS ancestors,
+        o.origin = 'tool_call' AS declared
     FROM obs AS o
     LEFT JOIN rule_directory_invalidation AS a USING (identity)
     WHERE o.kind = 'mutate' AND o.is_path
 ),
 -- a change of a directory above the read, or of a path below it
 related_change AS (
-    SELECT trace_path, ord, max(change_ord) AS last_related
+    SELECT
+        trace_path,
+        ord,
+        max(change_ord) AS last_related,
+        -- the latest a tool call declared (same_size never takes it back)
+        max(change_ord) FILTER (WHERE declared) AS last_related_declared
     FROM (
-        SELECT r.trace_path, r.ord, c.ord AS change_ord
+        SELECT r.trace_path, r.ord, c.ord AS change_ord, c.declared
         FROM reads AS r, unnest(r.ancestors) AS u(dir)
         JOIN changes AS c ON c.trace_path = r.trace_path AND c.identity = u.dir AND c.ord < r.ord
         UNION ALL
-        SELECT r.trace_path, r.ord, c.ord
+        SELECT r.trace_path, r.ord, c.ord, c.declared
         FROM changes AS c, unnest(c.ancestors) AS u(dir)
         JOIN reads AS r ON r.trace_path = c.trace_path AND r.identity = u.dir AND c.ord < r.ord
     )
@@ -103,6 +110,7 @@ kinds AS (
     SELECT
         r.*,
         rc.last_related,
+        rc.last_related_declared,
         -- a file, as far as the trace tells: a path with an extension and nothing beneath it
         r.is_path AND d.identity IS NULL
             AND regexp_matches(r.identity, '[^/.][.][A-Za-z0-9]+$') AS is_file
@@ -134,7 +142,7 @@ matched AS (
         arg_max(p.line, p.ord) AS prior_line,
         arg_max(p.origin, p.ord) AS prior_origin,
         arg_max(p.effect_source, p.ord) AS prior_effect_source,
-        NULL AS via
+        'match' AS via
     FROM candidates AS c
     JOIN reads AS p
         ON p.trace_path = c.trace_path
@@ -178,18 +186,25 @@ matched AS (
     JOIN rule_same_size AS s USING (trace_path, ord)
     JOIN reads AS p ON p.trace_path = c.trace_path AND p.ord = s.prior_ord
     WHERE s.prior_ord > coalesce(c.last_reset, -1) AND s.prior_ord <= c.barrier
+        AND s.prior_ord > coalesce(c.last_related_declared, -1)
 ),
 prior AS (
-    -- the latest read that holds it, however it was matched
-    SELECT
-        trace_path,
-        ord,
-        arg_max(prior_line, prior_line) AS prior_line,
-        arg_max(prior_origin, prior_line) AS prior_origin,
-        arg_max(prior_effect_source, prior_line) AS prior_effect_source,
-        arg_max(via, prior_line) AS via
-    FROM matched
-    GROUP BY ALL
+    -- the latest read that holds it, however it was matched (declared_in_file first on a
+    -- tie); its columns taken together: arg_max of one column passes over its NULLs, and
+    -- took an older match's
+    SELECT trace_path, ord, unnest(best)
+    FROM (
+        SELECT
+            trace_path,
+            ord,
+            arg_max(
+                {'prior_line': prior_line, 'prior_origin': prior_origin,
+                 'prior_effect_source': prior_effect_source, 'via': via},
+                [prior_line, CASE via WHEN 'declared_in_file' THEN 1 ELSE 0 END]
+            ) AS best
+        FROM matched
+        GROUP BY ALL
+    )
 ),
 -- a shell call is one request: redundant only when every read it made is (what else it
 -- did returned nothing to read); it is reported once, with its latest read
