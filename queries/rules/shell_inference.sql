@@ -54,7 +54,8 @@
 -- A guess never creates a finding it could be wrong about: what is not understood
 -- invalidates. The effects are placed at the shell event's line, in command order, and
 -- belong to the tool call that ran it; a shell call counts as redundant only when every
--- read of it is, and it changed nothing (queries/redundant/context.sql).
+-- read of it is (what else it did, a change, returned nothing to read: the call's output
+-- is its reads'; queries/redundant/context.sql).
 -- @column trace_path VARCHAR  Trace file.
 -- @column line       BIGINT   Line of the shell event (of the tool call, when it has none).
 -- @column seq        BIGINT   Order of the effect within the event.
