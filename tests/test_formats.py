@@ -166,6 +166,10 @@ def test_a_log_of_another_format_than_format_in_says_so(tmp_path: Path) -> None:
     assert (
         runner.invoke(app, ["redundant", str(named), "--format-in", "claude-code"]).exit_code == 0
     )
+    result = runner.invoke(app, ["redundant", str(named), "--format-in", "codex"])
+    assert result.stderr.splitlines() == [
+        f"error[E-TRC-001]: {named}: a claude-code log, not codex (--format-in codex)"
+    ]
     garbage = tmp_path / "g.jsonl"
     garbage.write_text("not json\n")
     result = runner.invoke(app, ["redundant", str(garbage), "--format-in", "codex"])
