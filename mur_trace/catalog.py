@@ -104,14 +104,14 @@ def _state(path: str) -> tuple[_FileState, bytes]:
 
 
 def _duckdb_file(db: Path) -> bool:
-    """Whether `db` is empty (a catalog not written yet) or starts as DuckDB's database
-    files do (`DUCK` after an 8-byte checksum)."""
+    """Whether `db` starts as DuckDB's database files do (`DUCK` after an 8-byte checksum).
+    An empty file is not one (DuckDB refuses it too)."""
     try:
         with open(db, "rb") as f:
             head = f.read(12)
     except OSError:
         return True  # what cannot be read is DuckDB's to report
-    return not head or head[8:12] == b"DUCK"
+    return head[8:12] == b"DUCK"
 
 
 def _connect(db: Path, read_only: bool) -> duckdb.DuckDBPyConnection:

@@ -986,9 +986,12 @@ def test_a_trace_given_as_the_catalog_is_not_a_duckdb_file(tmp_path: Path, workd
     trace = next(workdir.glob("ses_*/trace.jsonl"))
     copy = tmp_path / "copy.jsonl"  # not an input of the ingest (that is E-IO-004)
     shutil.copy(trace, copy)
+    empty = tmp_path / "empty.duckdb"
+    empty.touch()
     before = checksums(tmp_path)
     for args in (["redundant", "--db", str(trace)], ["show", "--db", str(trace)],
-                 ["ingest", "--db", str(copy), "--workdir", str(workdir)]):  # fmt: skip
+                 ["ingest", "--db", str(copy), "--workdir", str(workdir)],
+                 ["ingest", "--db", str(empty), "--workdir", str(workdir)]):  # fmt: skip
         one_line(runner.invoke(app, args), "E-IO-003", 2, "not a DuckDB database file")
     assert checksums(tmp_path) == before
 
