@@ -143,18 +143,7 @@ def owned_directory(
     files in it are left alone.
     """
     target = Path(target) if os.fspath(target) else Path(".")
-    check_target(target, inputs)
-    if target.exists() and not target.is_dir():
-        raise MurTraceError(E_IO_004, f"refusing to write {target}: it is not a directory")
-    if target.is_dir() and not _only_ours(target, mark, parts):
-        raise MurTraceError(
-            E_IO_004,
-            f"refusing to write into {target}: it holds files this command did not write "
-            "(give a new or empty directory)",
-        )
-    parent = Path(_real(target)).parent
-    parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{Path(_real(target)).name}.", dir=parent))
+    staging = _staging_for(target, mark, parts, inputs)
     try:
         yield staging
         # the mark lists what was written, so that a later run replaces only that
@@ -176,6 +165,25 @@ def owned_directory(
         shutil.rmtree(staging, ignore_errors=True)
 
 
+def _staging_for(
+    target: Path, mark: str, parts: Sequence[str], inputs: Iterable[PathLike | None]
+) -> Path:
+    """A new directory beside `target` to write in, once `target` is known to be ours to
+    replace (`parts` of it, listed by `mark`): not an input, not a file, no foreign files."""
+    check_target(target, inputs)
+    if (target.exists() or target.is_symlink()) and not target.is_dir():
+        raise MurTraceError(E_IO_004, f"refusing to write {target}: it is not a directory")
+    if target.is_dir() and not _only_ours(target, mark, parts):
+        raise MurTraceError(
+            E_IO_004,
+            f"refusing to write into {target}: it holds files this command did not write "
+            "(give a new or empty directory)",
+        )
+    parent = Path(_real(target)).parent
+    parent.mkdir(parents=True, exist_ok=True)
+    return Path(tempfile.mkdtemp(prefix=f".{Path(_real(target)).name}.", dir=parent))
+
+
 @contextlib.contextmanager
 def replaced_directory(
     target: PathLike, mark: str, inputs: Iterable[PathLike | None] = ()
@@ -189,20 +197,8 @@ def replaced_directory(
     interrupted writer leaves `target` as it was.
     """
     target = Path(target) if os.fspath(target) else Path(".")
-    check_target(target, inputs)
-    if (target.exists() or target.is_symlink()) and not target.is_dir():
-        raise MurTraceError(E_IO_004, f"refusing to write {target}: it is not a directory")
-    if target.is_dir() and not _only_ours(
-        target, mark, [entry.name for entry in target.iterdir() if entry.name != mark]
-    ):
-        raise MurTraceError(
-            E_IO_004,
-            f"refusing to write into {target}: it holds files this command did not write "
-            "(give a new or empty directory)",
-        )
-    parent = Path(_real(target)).parent
-    parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{Path(_real(target)).name}.", dir=parent))
+    parts = [e.name for e in target.iterdir() if e.name != mark] if target.is_dir() else []
+    staging = _staging_for(target, mark, parts, inputs)
     try:
         fresh = staging / "new"
         yield fresh
