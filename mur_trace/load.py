@@ -385,8 +385,7 @@ def load_traces(
 
 def read_other_formats(con: duckdb.DuckDBPyConnection, readers: Sequence[str]) -> None:
     """Add to `lines` the events of the files of other formats (variable `source_files`),
-    each format by its reader, queries/formats/<reader>.sql, and the lines none can read
-    (queries/formats/problems.sql)."""
+    each format by its reader, queries/formats/<reader>.sql."""
     if not readers:
         return
     con.execute(
@@ -395,7 +394,6 @@ def read_other_formats(con: duckdb.DuckDBPyConnection, readers: Sequence[str]) -
     con.execute(f"CREATE OR REPLACE TEMP TABLE source_lines AS {queries.get('formats/lines').sql}")
     for name in readers:
         con.execute(f"INSERT INTO lines BY NAME {queries.get(f'formats/{name}').sql}")
-    con.execute(f"INSERT INTO lines BY NAME {queries.get('formats/problems').sql}")
     con.execute("DROP TABLE source_lines")
 
 

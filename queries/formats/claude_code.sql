@@ -29,8 +29,8 @@
 --   of the trace, as for Murmur traces (a torn last line is left out with a warning).
 -- @column trace_path    VARCHAR  The session file.
 -- @column line          BIGINT   Line of the file holding the event.
--- @column problem       VARCHAR  NULL (the lines no reader can read: queries/formats/problems.sql).
--- @column torn          BOOLEAN  false (see queries/formats/problems.sql).
+-- @column problem       VARCHAR  NULL, or what is wrong with the line.
+-- @column torn          BOOLEAN  Not JSON and the last piece of a file with no newline at its end.
 -- @column event_type    VARCHAR  session_start, inference, tool_call, shell, compaction, context_switch, session_end.
 -- @column event_id      VARCHAR  A tool call's `tool_use` id.
 -- @column cwd           VARCHAR  The working directory of the line (relative paths of commands are in it).
@@ -54,7 +54,7 @@ WITH tools(tool, effect, note) AS (
         ('NotebookEdit', 'mutate', 'notebook_path')
 ),
 src AS (
-    SELECT trace_path, line, raw
+    SELECT trace_path, line, raw, final_piece
     FROM source_lines
     WHERE format = 'claude_code'
 ),
@@ -64,6 +64,8 @@ parsed AS (
     SELECT
         trace_path,
         line,
+        raw,
+        final_piece,
         try(json_transform(raw, '{
             "type": "VARCHAR", "subtype": "VARCHAR", "sessionId": "VARCHAR",
             "agentId": "VARCHAR", "version": "VARCHAR", "timestamp": "VARCHAR",
@@ -304,3 +306,15 @@ SELECT
     false AS torn
 FROM events AS e
 LEFT JOIN bounds AS s USING (trace_path)
+UNION ALL BY NAME
+SELECT
+    trace_path,
+    line,
+    CASE WHEN raw IS NULL THEN 'not valid UTF-8 text' ELSE 'not valid JSON' END AS problem,
+    raw IS NOT NULL AND final_piece AS torn
+FROM (
+    SELECT s.trace_path, s.line, s.raw, s.final_piece
+    FROM src AS s
+    LEFT JOIN parsed AS p USING (trace_path, line)
+    WHERE s.raw IS NULL OR (p.j IS NULL AND NOT json_valid(p.raw))
+)

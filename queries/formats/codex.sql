@@ -24,14 +24,14 @@
 -- A line that is not JSON is a problem of the trace, as for Murmur traces.
 -- @column trace_path    VARCHAR    The session file.
 -- @column line          BIGINT     Line of the file holding the event.
--- @column problem       VARCHAR    NULL (the lines no reader can read: queries/formats/problems.sql).
--- @column torn          BOOLEAN    false (see queries/formats/problems.sql).
+-- @column problem       VARCHAR    NULL, or what is wrong with the line.
+-- @column torn          BOOLEAN    Not JSON and the last piece of a file with no newline at its end.
 -- @column event_type    VARCHAR    session_start, inference, tool_call, shell, compaction, session_end.
 -- @column event_id      VARCHAR    A tool call's `call_id`.
 -- @column cwd           VARCHAR    Working directory of a command or patch.
 -- @column changed_paths VARCHAR[]  Files an apply_patch changed.
 WITH src AS (
-    SELECT trace_path, line, raw
+    SELECT trace_path, line, raw, final_piece
     FROM source_lines
     WHERE format = 'codex'
 ),
@@ -39,6 +39,8 @@ parsed AS (
     SELECT
         trace_path,
         line,
+        raw,
+        final_piece,
         try(json_transform(raw, '{
             "timestamp": "VARCHAR", "type": "VARCHAR",
             "payload": {
@@ -315,3 +317,12 @@ SELECT
     false AS torn
 FROM events AS e
 LEFT JOIN context AS x USING (trace_path)
+UNION ALL BY NAME
+SELECT
+    s.trace_path,
+    s.line,
+    CASE WHEN s.raw IS NULL THEN 'not valid UTF-8 text' ELSE 'not valid JSON' END AS problem,
+    s.raw IS NOT NULL AND s.final_piece AS torn
+FROM src AS s
+LEFT JOIN parsed AS p USING (trace_path, line)
+WHERE s.raw IS NULL OR (p.j IS NULL AND NOT json_valid(p.raw))

@@ -24,8 +24,8 @@
 -- - a `condensation` action is a `compaction`.
 -- @column trace_path  VARCHAR  The output file.
 -- @column line        BIGINT   Position of the event in the file (see above).
--- @column problem     VARCHAR  NULL (the lines no reader can read: queries/formats/problems.sql).
--- @column torn        BOOLEAN  false (see queries/formats/problems.sql).
+-- @column problem     VARCHAR  NULL, or what is wrong with the line.
+-- @column torn        BOOLEAN  Not JSON and the last piece of a file with no newline at its end.
 -- @column event_type  VARCHAR  session_start, inference, tool_call, shell, compaction, session_end.
 -- @column event_id    VARCHAR  A tool call's action id.
 -- @column first_line  BIGINT   First line of the file a read returned, when known.
@@ -35,7 +35,7 @@ WITH tools(tool, effect) AS (
     VALUES ('read', 'read'), ('edit', 'mutate'), ('write', 'mutate')
 ),
 src AS (
-    SELECT trace_path, line, raw
+    SELECT trace_path, line, raw, final_piece
     FROM source_lines
     WHERE format = 'openhands'
 ),
@@ -43,6 +43,8 @@ parsed AS (
     SELECT
         trace_path,
         line,
+        raw,
+        final_piece,
         try(json_transform(raw, '{
             "instance_id": "VARCHAR", "history": "JSON[]",
             "metadata": {"agent_class": "VARCHAR", "llm_config": {"model": "VARCHAR"}}
@@ -252,3 +254,12 @@ events AS (
 )
 SELECT *, NULL::VARCHAR AS problem, false AS torn
 FROM events
+UNION ALL BY NAME
+SELECT
+    s.trace_path,
+    s.line,
+    CASE WHEN s.raw IS NULL THEN 'not valid UTF-8 text' ELSE 'not valid JSON' END AS problem,
+    s.raw IS NOT NULL AND s.final_piece AS torn
+FROM src AS s
+LEFT JOIN parsed AS p USING (trace_path, line)
+WHERE s.raw IS NULL OR (p.j IS NULL AND NOT json_valid(p.raw))

@@ -38,8 +38,8 @@
 -- with no `traceId`, `spanId`, start or end time, or one that ends before it starts.
 -- @column trace_path    VARCHAR    The span file.
 -- @column line          BIGINT     Position of the event (see above); for a problem, the line of the file.
--- @column problem       VARCHAR    NULL, or what is wrong with a span (lines no reader can read: queries/formats/problems.sql).
--- @column torn          BOOLEAN    false (see queries/formats/problems.sql).
+-- @column problem       VARCHAR    NULL, or what is wrong with the line.
+-- @column torn          BOOLEAN    Not JSON and the last piece of a file with no newline at its end.
 -- @column event_type    VARCHAR    session_start, inference, tool_call, shell, session_end.
 -- @column event_id      VARCHAR    A tool call's `gen_ai.tool.call.id`.
 -- @column changed_paths VARCHAR[]  Files an apply_patch changed.
@@ -58,7 +58,7 @@ WITH tools(tool, effect) AS (
         ('create', 'mutate')
 ),
 src AS (
-    SELECT trace_path, line, raw
+    SELECT trace_path, line, raw, final_piece
     FROM source_lines
     WHERE format = 'otel'
 ),
@@ -66,6 +66,8 @@ parsed AS (
     SELECT
         trace_path,
         line,
+        raw,
+        final_piece,
         try(json_transform(raw, '{
             "type": "VARCHAR", "traceId": "VARCHAR", "spanId": "VARCHAR", "name": "VARCHAR",
             "startTime": "BIGINT[]", "endTime": "BIGINT[]", "status": {"code": "VARCHAR"},
@@ -415,6 +417,15 @@ events AS (
 )
 SELECT *, NULL::VARCHAR AS problem, false AS torn
 FROM events
+UNION ALL BY NAME
+SELECT
+    s.trace_path,
+    s.line,
+    CASE WHEN s.raw IS NULL THEN 'not valid UTF-8 text' ELSE 'not valid JSON' END AS problem,
+    s.raw IS NOT NULL AND s.final_piece AS torn
+FROM src AS s
+LEFT JOIN parsed AS p USING (trace_path, line)
+WHERE s.raw IS NULL OR (p.j IS NULL AND NOT json_valid(p.raw))
 UNION ALL BY NAME
 SELECT trace_path, line, arg_min(problem, seq) AS problem, false AS torn
 FROM raw_spans
