@@ -13,6 +13,9 @@ Starts DuckDB and reads every `ses_*/trace.jsonl`, doing nothing else:
 - `lines`: what `redundant --policy reference` reads with (queries/quick/lines.sql):
   `read_blob`, each file split at newlines with the line numbers, blank lines left out,
   every line validated (`json_valid`), no field read.
+- `checked`: `lines`, and every line scanned for a field of the wrong type
+  (queries/functions/may_have_wrong_types.sql), as loading must to keep its E-TRC-001:
+  the floor of any reader that keeps loading's contract, before any field is read.
 
 benchmarks/speed.py times them next to `mur-trace redundant` and the compiled baseline:
 what cold mur-trace cannot go below with DuckDB on this machine.
@@ -25,6 +28,8 @@ import sys
 from pathlib import Path
 
 import duckdb
+
+from mur_trace import queries
 
 COLUMNS = {
     "event_type": "VARCHAR",
@@ -55,6 +60,12 @@ QUERIES = {
         WHERE CASE WHEN raw >= '!' THEN true ELSE trim(raw, ' ' || chr(9) || chr(13)) <> '' END
     """,
 }
+QUERIES["checked"] = QUERIES["lines"].replace(
+    "count(*) FILTER (json_valid(raw))",
+    "count(*) FILTER (json_valid(raw)), count(*) FILTER ({})".format(
+        queries.get("functions/may_have_wrong_types").sql
+    ),
+)
 
 
 def main() -> None:

@@ -10,7 +10,8 @@ script when cargo is there), DuckDB's readers alone (benchmarks/duckdb_floor.py,
 floors under any cold command: `floor` its JSON reader asked for the detector's fields,
 `ndjson` read_ndjson_objects WITH ORDINALITY validating and numbering every line, `lines`
 the reader of `redundant --policy reference`: read_blob, lines split and numbered, each
-validated), `mur-trace ingest` into a catalog, and `mur-trace redundant --db` warm.
+validated; `checked` that and the scan for fields of the wrong type that loading's
+E-TRC-001 needs), `mur-trace ingest` into a catalog, and `mur-trace redundant --db` warm.
 Then `mur-trace show` on one session against `python -c "import duckdb"`, and two floors
 under it: importing DuckDB and opening a database; importing the command line (DuckDB,
 Typer, mur-trace) and opening a database.
@@ -104,10 +105,10 @@ def main() -> None:
         f"{rust or 'not available'}\n"
     )
     header = (f"{'sessions':>8} {'MB':>6} {'events':>9} | {'cold':>7} {'python':>7} "
-              f"{'rust':>7} {'floor':>7} {'ndjson':>7} {'lines':>7} {'ingest':>7} "
+              f"{'rust':>7} {'floor':>7} {'ndjson':>7} {'lines':>7} {'checked':>7} {'ingest':>7} "
               f"{'warm':>7} | {'cold/rust':>9} {'floor/rust':>10} {'ndjson/rust':>11} "
-              f"{'lines/rust':>10} {'cold/py':>7} {'cold/warm':>9} {'s/1k ses':>8} "
-              f"{'peak MB':>8}")  # fmt: skip
+              f"{'lines/rust':>10} {'checked/rust':>12} {'cold/py':>7} {'cold/warm':>9} "
+              f"{'s/1k ses':>8} {'peak MB':>8}")  # fmt: skip
     print(header)
     print("-" * len(header))
     show = None
@@ -124,10 +125,10 @@ def main() -> None:
             python, _ = median([sys.executable, str(HERE / "python_ref.py"), str(workdir)],
                                args.repeat)  # fmt: skip
             compiled = median([rust, str(workdir)], args.repeat)[0] if rust else float("nan")
-            floor, ndjson, lines = (
+            floor, ndjson, lines, checked = (
                 median([sys.executable, str(HERE / "duckdb_floor.py"), "--reader", reader,
                         str(workdir)], args.repeat)[0]
-                for reader in ("columns", "objects", "lines")
+                for reader in ("columns", "objects", "lines", "checked")
             )  # fmt: skip
             db = out / "catalog.duckdb"
             ingest, _ = run([*MUR, "ingest", "--db", str(db), "--workdir", str(workdir)])
@@ -140,11 +141,11 @@ def main() -> None:
             )
             inside.append((size, cold_q, warm_q))
             print(f"{size:>8,} {mb:>6.0f} {events:>9,} | {cold:>7.2f} {python:>7.2f} "
-                  f"{compiled:>7.2f} {floor:>7.2f} {ndjson:>7.2f} {lines:>7.2f} "
+                  f"{compiled:>7.2f} {floor:>7.2f} {ndjson:>7.2f} {lines:>7.2f} {checked:>7.2f} "
                   f"{ingest:>7.2f} {warm:>7.2f} | {cold / compiled:>9.2f} "
                   f"{floor / compiled:>10.2f} {ndjson / compiled:>11.2f} "
-                  f"{lines / compiled:>10.2f} {cold / python:>7.2f} {cold / warm:>9.1f} "
-                  f"{cold / size * 1000:>8.3f} {peak / 1024:>8.0f}")  # fmt: skip
+                  f"{lines / compiled:>10.2f} {checked / compiled:>12.2f} {cold / python:>7.2f} "
+                  f"{cold / warm:>9.1f} {cold / size * 1000:>8.3f} {peak / 1024:>8.0f}")  # fmt: skip
             if show is None:
                 session = sorted(workdir.glob("ses_*"))[0]
                 show_s, _ = median([*MUR, "show", str(session / "trace.jsonl")], 5)

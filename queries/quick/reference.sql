@@ -7,7 +7,9 @@
 -- input keys `path`, `file`, `file_path`, `filepath`, `filename`, compared lower-cased,
 -- the byte-wise smallest first among keys that collide); history is kept per trace, in
 -- line order, as in queries/redundant/reference.sql. Traces are known by their position
--- until the findings are named.
+-- until the findings are named. A value json_transform gives as JSON is re-serialised
+-- text: it starts with `"` exactly when it is a string and with `{` when an object, which
+-- saves parsing it again with json_type (about 10 % of this query).
 -- @column session_id      VARCHAR  Session of the redundant call (the line names it: quick/lines.sql).
 -- @column trace_path      VARCHAR  Trace file of the call.
 -- @column line            BIGINT   Line of the redundant call.
@@ -45,11 +47,11 @@ candidates AS (
         ev.input,
         ev.output_bytes,
         ev.duration_ms,
-        CASE WHEN json_type(ev.state_effect) = 'VARCHAR' THEN ev.state_effect ->> '$' END
+        CASE WHEN starts_with(ev.state_effect, '"') THEN ev.state_effect ->> '$' END
             AS state_effect,
-        CASE WHEN json_type(ev.resource_id) = 'VARCHAR' THEN ev.resource_id ->> '$' END
+        CASE WHEN starts_with(ev.resource_id, '"') THEN ev.resource_id ->> '$' END
             AS resource_id,
-        CASE WHEN json_type(ev.input) = 'OBJECT' THEN
+        CASE WHEN starts_with(ev.input, '{') THEN
             list_filter(
                 json_keys(ev.input),
                 lambda k: lower(k) IN ('path', 'file', 'file_path', 'filepath', 'filename')
@@ -68,11 +70,11 @@ calls AS MATERIALIZED (
             WHEN path_keys = list_transform(path_keys, lambda k: lower(k))
                 AND len(list_distinct(path_keys)) = len(path_keys)
                 THEN coalesce(
-                    CASE WHEN json_type(path.path) = 'VARCHAR' THEN path.path ->> '$' END,
-                    CASE WHEN json_type(path.file) = 'VARCHAR' THEN path.file ->> '$' END,
-                    CASE WHEN json_type(path.file_path) = 'VARCHAR' THEN path.file_path ->> '$' END,
-                    CASE WHEN json_type(path.filepath) = 'VARCHAR' THEN path.filepath ->> '$' END,
-                    CASE WHEN json_type(path.filename) = 'VARCHAR' THEN path.filename ->> '$' END
+                    CASE WHEN starts_with(path.path, '"') THEN path.path ->> '$' END,
+                    CASE WHEN starts_with(path.file, '"') THEN path.file ->> '$' END,
+                    CASE WHEN starts_with(path.file_path, '"') THEN path.file_path ->> '$' END,
+                    CASE WHEN starts_with(path.filepath, '"') THEN path.filepath ->> '$' END,
+                    CASE WHEN starts_with(path.filename, '"') THEN path.filename ->> '$' END
                 )
             -- otherwise every entry ranked by (priority, key): the first string
             ELSE list_sort(list_filter(
