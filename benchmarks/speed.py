@@ -145,7 +145,8 @@ def main() -> None:
                   f"{ingest:>7.2f} {warm:>7.2f} | {cold / compiled:>9.2f} "
                   f"{floor / compiled:>10.2f} {ndjson / compiled:>11.2f} "
                   f"{lines / compiled:>10.2f} {checked / compiled:>12.2f} {cold / python:>7.2f} "
-                  f"{cold / warm:>9.1f} {cold / size * 1000:>8.3f} {peak / 1024:>8.0f}")  # fmt: skip
+                  f"{cold / warm:>9.1f} {cold / size * 1000:>8.3f} "
+                  f"{peak / 1024:>8.0f}")  # fmt: skip
             if show is None:
                 session = sorted(workdir.glob("ses_*"))[0]
                 show_s, _ = median([*MUR, "show", str(session / "trace.jsonl")], 5)
