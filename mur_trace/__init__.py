@@ -7,6 +7,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -107,10 +108,27 @@ def load(
         )
     files = discover(as_paths(paths), Path(workdir) if workdir is not None else None)
     con = connect()
+    if _small(files):
+        # planning, not rows, is the cost of a query over a few traces: a second thread
+        # only has to be started and waited for (`show` on one session: about 8 % faster)
+        con.execute("SET threads = 1")
     skipped = load_traces(con, files, format_in)
     if require_readable and len(skipped) == len(files):
         raise MurTraceError(skipped[0].code, skipped[0].message)
     return Trace(con, skipped, policy, rules=rules, effects=declared)
+
+
+#: Traces of fewer bytes than this, in all, are analysed on one thread (`load`).
+SMALL_BYTES = 4 * 2**20
+
+
+def _small(files: list[str]) -> bool:
+    """Whether `files` (those that can be looked at) hold fewer than SMALL_BYTES."""
+    total = 0
+    for path in files:
+        with contextlib.suppress(OSError):
+            total += os.stat(path).st_size
+    return total < SMALL_BYTES
 
 
 def _any_readable(con: duckdb.DuckDBPyConnection) -> bool:
