@@ -80,6 +80,12 @@ class _OneLineErrors(typer.core.TyperGroup):
         except typer.Abort:
             _say_interrupted()
             sys.exit(EXIT_INTERRUPTED)
+        except OSError as exc:  # the help or a usage error, written where nothing fits
+            _discard_stdout()  # what is left in its buffer would fail again at exit
+            if not _reader_gone(exc):  # (`--help > /dev/full`); a closed pipe: as below
+                _say_io_error(exc)
+                sys.exit(EXIT_ERROR)
+            sys.exit(0)
         except SystemExit as exc:
             # the help, printed by Rich, into a pipe its reader closed (`--help | head`):
             # Rich exits 1; the reader had what it wanted, as after any other output
@@ -202,6 +208,12 @@ def _root(
     """Find redundant tool calls in Murmur agent traces (trace.jsonl), with DuckDB."""
 
 
+def _say_io_error(exc: Exception) -> None:
+    """One line for an input or output error; nothing more when stderr fails too."""
+    with contextlib.suppress(OSError):
+        typer.echo(f"error[{E_IO_003}]: {visible(str(exc))}", err=True)
+
+
 @contextlib.contextmanager
 def _errors() -> Iterator[None]:
     """Turn library errors into one line on stderr and a non-zero exit."""
@@ -216,7 +228,7 @@ def _errors() -> Iterator[None]:
         if _reader_gone(exc):  # `mur-trace ... | head`: the reader has what it wanted
             _discard_stdout()
             raise typer.Exit(0) from None
-        typer.echo(f"error[{E_IO_003}]: {visible(str(exc))}", err=True)
+        _say_io_error(exc)
         raise typer.Exit(EXIT_ERROR) from None
     except duckdb.Error as exc:  # a catalog whose tables were changed, a query DuckDB refuses
         typer.echo(f"error[{E_IO_003}]: {visible(str(exc).splitlines()[0])}", err=True)

@@ -274,6 +274,24 @@ def test_a_reader_that_stops_early_is_no_error(write_trace, fmt: str) -> None:
         assert proc.wait() == 0
 
 
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+@pytest.mark.parametrize("args", [["--help"], ["redundant", "--help"], ["show", "@1"]])
+def test_output_into_a_full_device_is_one_line(args: list[str], sample_workdir: Path) -> None:
+    """Writing where nothing fits (a full disk) is E-IO-003 in one line, exit 2, for the
+    help as for a command's output."""
+    with open("/dev/full", "w") as full:
+        proc = subprocess.run(
+            [sys.executable, "-m", "mur_trace", *args, "--workdir", str(sample_workdir)]
+            if args[0] == "show"
+            else [sys.executable, "-m", "mur_trace", *args],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+    assert proc.returncode == 2
+    assert proc.stderr.splitlines() == ["error[E-IO-003]: [Errno 28] No space left on device"]
+
+
 @pytest.mark.parametrize("args", [["--help"], ["redundant", "--help"]])
 def test_help_into_a_pipe_closed_early_is_no_error(args: list[str]) -> None:
     command = [sys.executable, "-m", "mur_trace", *args]
