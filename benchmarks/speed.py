@@ -16,7 +16,9 @@ Then `mur-trace show` on one session against `python -c "import duckdb"`, and tw
 under it: importing DuckDB and opening a database; importing the command line (DuckDB,
 Typer, mur-trace) and opening a database.
 Ratios are computed within one run: this machine is noisy. Peak memory is the largest
-resident set of a run (GNU time).
+resident set of a run (GNU time); with `--memory`, every command (both policies, `loops`,
+`check`, `report`, `export`, `ingest`, warm ones) runs over the largest workdir too, with
+its peak (benchmarks/memory.py).
 """
 
 from __future__ import annotations
@@ -97,6 +99,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[500, 5000, 20000])
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument(
+        "--memory",
+        action="store_true",
+        help="also run every command over the largest workdir, with its peak memory "
+        "(benchmarks/memory.py)",
+    )
     args = parser.parse_args()
 
     rust = rust_baseline()
@@ -140,6 +148,7 @@ def main() -> None:
                 in_process(lambda d=db: mur_trace.load(db=d)) for _ in range(args.repeat)
             )
             inside.append((size, cold_q, warm_q))
+            largest = workdir
             print(f"{size:>8,} {mb:>6.0f} {events:>9,} | {cold:>7.2f} {python:>7.2f} "
                   f"{compiled:>7.2f} {floor:>7.2f} {ndjson:>7.2f} {lines:>7.2f} {checked:>7.2f} "
                   f"{ingest:>7.2f} {warm:>7.2f} | {cold / compiled:>9.2f} "
@@ -156,6 +165,13 @@ def main() -> None:
                     [sys.executable, "-c", "import duckdb, mur_trace.cli; duckdb.connect()"], 5
                 )
                 show = (show_s, bare, opened, cli)
+        if args.memory:
+            print(f"\npeak memory of every command over the {args.sizes[-1]:,} sessions:")
+            subprocess.run(
+                [sys.executable, str(HERE / "memory.py"), "--workdir", str(largest)],
+                check=True,
+                env=ENV,
+            )
     print("\nin one process (no start-up, no output): open + reference findings")
     for size, cold_q, warm_q in inside:
         print(
