@@ -47,15 +47,17 @@ calls AS (
         CASE
             WHEN len(path_keys) = 0 THEN NULL
             -- the usual case, every candidate key lower-case and written once: read the
-            -- five fields straight and take the first string in priority order
+            -- five fields straight and take the first string in priority order (a field
+            -- json_transform gives as JSON is re-serialised: it starts with `"` exactly when
+            -- it is a string; one key needs no list_distinct)
             WHEN path_keys = list_transform(path_keys, lambda k: lower(k))
-                AND len(list_distinct(path_keys)) = len(path_keys)
+                AND (len(path_keys) = 1 OR len(list_distinct(path_keys)) = len(path_keys))
                 THEN coalesce(
-                    CASE WHEN json_type(fields.path) = 'VARCHAR' THEN fields.path ->> '$' END,
-                    CASE WHEN json_type(fields.file) = 'VARCHAR' THEN fields.file ->> '$' END,
-                    CASE WHEN json_type(fields.file_path) = 'VARCHAR' THEN fields.file_path ->> '$' END,
-                    CASE WHEN json_type(fields.filepath) = 'VARCHAR' THEN fields.filepath ->> '$' END,
-                    CASE WHEN json_type(fields.filename) = 'VARCHAR' THEN fields.filename ->> '$' END
+                    CASE WHEN starts_with(fields.path, '"') THEN fields.path ->> '$' END,
+                    CASE WHEN starts_with(fields.file, '"') THEN fields.file ->> '$' END,
+                    CASE WHEN starts_with(fields.file_path, '"') THEN fields.file_path ->> '$' END,
+                    CASE WHEN starts_with(fields.filepath, '"') THEN fields.filepath ->> '$' END,
+                    CASE WHEN starts_with(fields.filename, '"') THEN fields.filename ->> '$' END
                 )
             -- otherwise rank every entry by (priority, key) and take the first string
             ELSE list_sort(list_filter(
