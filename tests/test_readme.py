@@ -1,8 +1,9 @@
 """The README's examples are what the commands print: every ```-block line `$ mur-trace …`
 is run from the repository's root and its output compared with the lines under it, up
 to the next `$` line or the block's end; where the README cuts the output (a line `…`),
-the lines it shows must come in that order. Piped examples, and those on paths outside
-the repository (`~/.claude/…`), are not run."""
+the lines it shows must come in that order. An example piped into `head -N` is compared
+on its first N lines; other pipes, and examples on paths outside the repository
+(`~/.claude/…`), are not run."""
 
 from __future__ import annotations
 
@@ -28,7 +29,7 @@ def _examples() -> list[tuple[str, str]]:
             if not part.startswith("$ "):
                 continue
             command, _, output = part.partition("\n")
-            if "|" in command or "~" in command:
+            if re.sub(r" \| head -\d+$", "", command).count("|") or "~" in command:
                 continue
             found.append((command[2:], output.rstrip("\n")))
     return found
@@ -43,6 +44,7 @@ def test_the_readme_has_examples_to_check() -> None:
 
 @pytest.mark.parametrize(("command", "output"), EXAMPLES, ids=[c for c, _ in EXAMPLES])
 def test_a_readme_example_prints_what_the_readme_shows(command: str, output: str) -> None:
+    command, _, head = command.partition(" | head -")
     args = shlex.split(command)[1:]
     cwd = os.getcwd()
     os.chdir(ROOT)
@@ -52,6 +54,8 @@ def test_a_readme_example_prints_what_the_readme_shows(command: str, output: str
         os.chdir(cwd)
     assert result.exit_code in (0, 1), result.output  # 1: `check` found sessions over
     printed = result.stdout.rstrip("\n")
+    if head:
+        printed = "\n".join(printed.splitlines()[: int(head)])
     if "…" not in output:
         assert printed == output
         return
