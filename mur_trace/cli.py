@@ -22,7 +22,15 @@ import typer
 import typer.core
 
 from . import find_loops, find_redundant, load, run_in_batches, summarise
-from .errors import E_INTERRUPTED, E_IO_003, E_TRC_002, E_USAGE, MurTraceError, visible
+from .errors import (
+    E_INTERRUPTED,
+    E_IO_003,
+    E_TERMINATED,
+    E_TRC_002,
+    E_USAGE,
+    MurTraceError,
+    visible,
+)
 from .load import POLICIES, RULES, Skipped, TraceWarning, rule_doc
 from .render import (
     DocFormat,
@@ -79,7 +87,7 @@ class _OneLineErrors(typer.core.TyperGroup):
             sys.exit(EXIT_ERROR if exc.exit_code == 2 else exc.exit_code)
         except typer.Abort:
             _say_interrupted()
-            sys.exit(EXIT_INTERRUPTED)
+            sys.exit(_stop_status())
         except OSError as exc:  # the help or a usage error, written where nothing fits
             _discard_stdout()  # what is left in its buffer would fail again at exit
             if not _reader_gone(exc):  # (`--help > /dev/full`); a closed pipe: as below
@@ -94,6 +102,7 @@ class _OneLineErrors(typer.core.TyperGroup):
             raise
         if code == EXIT_INTERRUPTED:  # Ctrl-C outside a command's own handling (Typer's)
             _say_interrupted()
+            code = _stop_status()
         sys.exit(code if isinstance(code, int) else 0)
 
 
@@ -240,20 +249,40 @@ def _errors() -> Iterator[None]:
 
 
 def _interrupted() -> None:
-    """Ctrl-C: one line, exit 130. DuckDB stops the query it runs; a catalog is as before
-    (one transaction), a directory being written is removed."""
+    """Ctrl-C: one line, exit 130 (SIGTERM: exit 143). DuckDB stops the query it runs; a
+    catalog is as before (one transaction), a directory being written is removed."""
     _say_interrupted()
-    raise typer.Exit(EXIT_INTERRUPTED) from None
+    raise typer.Exit(_stop_status()) from None
 
 
 _said: list[bool] = []
+#: The SIGTERM received, if one was: DuckDB turns any signal that stops its query into
+#: the same interrupt as Ctrl-C, and the exit status must still say which it was.
+_terminated: list[int] = []
+
+
+def _stop_status() -> int:
+    """The exit status of a command stopped by a signal: 128 + its number."""
+    return 128 + _terminated[0] if _terminated else EXIT_INTERRUPTED
 
 
 def _say_interrupted() -> None:
     """The one line an interrupt gets, said once however it reached us."""
     if not _said:
         _said.append(True)
-        typer.echo(f"error[{E_INTERRUPTED}]: interrupted", err=True)
+        with contextlib.suppress(OSError):
+            if _terminated:
+                typer.echo(f"error[{E_TERMINATED}]: terminated", err=True)
+            else:
+                typer.echo(f"error[{E_INTERRUPTED}]: interrupted", err=True)
+
+
+def _on_sigterm(signum: int, frame: object) -> None:
+    """SIGTERM (`timeout`, a cancelled job): clean up as on Ctrl-C (staging directories,
+    the catalog's transaction), say so in one line, exit 128 + 15."""
+    _terminated.append(signum)
+    _say_interrupted()
+    sys.exit(128 + signum)
 
 
 def _reader_gone(exc: Exception) -> bool:
@@ -922,9 +951,9 @@ def main() -> None:
         with contextlib.suppress(AttributeError, ValueError):
             stream.reconfigure(errors="backslashreplace")
     # ended by `timeout`, a cancelled job: clean up (staging directories) as on Ctrl-C
-    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
+    signal.signal(signal.SIGTERM, _on_sigterm)
     try:
         app()
     except KeyboardInterrupt:  # between Typer's handling and ours
         _say_interrupted()
-        sys.exit(EXIT_INTERRUPTED)
+        sys.exit(_stop_status())

@@ -10,6 +10,7 @@ E_IO_001 = "E-IO-001"  # file or directory not found
 E_IO_003 = "E-IO-003"  # unreadable
 E_USAGE = "E-CLI-001"  # a command line that cannot be understood (usage)
 E_INTERRUPTED = "E-CLI-130"  # interrupted (Ctrl-C): exit 130
+E_TERMINATED = "E-CLI-143"  # terminated (SIGTERM: `timeout`, a cancelled job): exit 143
 E_IO_004 = "E-IO-004"  # refused: the write would touch an input or what the command did not create
 E_CFG_003 = "E-CFG-003"  # an optional dependency is missing (names what to install)
 

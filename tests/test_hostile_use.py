@@ -282,6 +282,21 @@ def test_09_a_catalog_whose_write_ahead_log_cannot_be_written(tmp_path: Path, wo
     assert duckdb.connect(str(db), read_only=True).sql("FROM traces").fetchall()
 
 
+def working(process: subprocess.Popen) -> None:
+    """Wait until a command runs its own code: DuckDB's threads are up (a signal before
+    that ends Python's start-up, which is not the command's to handle)."""
+    tasks = Path(f"/proc/{process.pid}/task")
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and process.poll() is None:
+        if not tasks.exists():  # no /proc: give it the time it takes here
+            time.sleep(1.2)
+            return
+        if len(list(tasks.iterdir())) > 1:
+            time.sleep(0.2)  # and into the load
+            return
+        time.sleep(0.02)
+
+
 def test_11_ctrl_c_is_one_line_and_exit_130(tmp_path: Path) -> None:
     from mur_trace.synth import synthesize
 
@@ -292,13 +307,35 @@ def test_11_ctrl_c_is_one_line_and_exit_130(tmp_path: Path) -> None:
             [sys.executable, "-m", "mur_trace", *command, "--workdir", str(workdir)],
             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
         )  # fmt: skip
-        time.sleep(1.2)  # started, importing or loading
+        working(process)
         process.send_signal(signal.SIGINT)
         _, err = process.communicate(timeout=60)
         if process.returncode == 0:  # finished before the signal: nothing to see
             continue
         assert process.returncode == 130, err
         assert err == "error[E-CLI-130]: interrupted\n", err
+    assert checksums(workdir) == before
+
+
+def test_sigterm_is_one_line_and_exit_143(tmp_path: Path) -> None:
+    """SIGTERM (`timeout`, a cancelled CI job) stopped a query as Ctrl-C does and exited 130;
+    it says `terminated` and exits 128 + 15, as a shell reports a process it ended."""
+    from mur_trace.synth import synthesize
+
+    workdir = synthesize(tmp_path / "fleet", 400, seed=3)
+    before = checksums(workdir)
+    for command in (["redundant", "--policy", "context"], ["report"]):
+        process = subprocess.Popen(
+            [sys.executable, "-m", "mur_trace", *command, "--workdir", str(workdir)],
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+        )  # fmt: skip
+        working(process)
+        process.send_signal(signal.SIGTERM)
+        _, err = process.communicate(timeout=60)
+        if process.returncode == 0:  # finished before the signal: nothing to see
+            continue
+        assert process.returncode == 143, err
+        assert err == "error[E-CLI-143]: terminated\n", err
     assert checksums(workdir) == before
 
 
