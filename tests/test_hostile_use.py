@@ -297,7 +297,19 @@ def working(process: subprocess.Popen) -> None:
         time.sleep(0.02)
 
 
-def test_11_ctrl_c_is_one_line_and_exit_130(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("stop", "status", "line"),
+    [
+        (signal.SIGINT, 130, "error[E-CLI-130]: interrupted"),
+        # SIGTERM (`timeout`, a cancelled CI job) was said and exited as Ctrl-C: it is
+        # `terminated`, 128 + 15, as a shell reports a process it ended
+        (signal.SIGTERM, 143, "error[E-CLI-143]: terminated"),
+    ],
+    ids=["ctrl-c", "sigterm"],
+)
+def test_11_a_signal_is_one_line_and_its_exit_status(
+    tmp_path: Path, stop: signal.Signals, status: int, line: str
+) -> None:
     from mur_trace.synth import synthesize
 
     workdir = synthesize(tmp_path / "fleet", 400, seed=3)
@@ -308,34 +320,12 @@ def test_11_ctrl_c_is_one_line_and_exit_130(tmp_path: Path) -> None:
             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
         )  # fmt: skip
         working(process)
-        process.send_signal(signal.SIGINT)
+        process.send_signal(stop)
         _, err = process.communicate(timeout=60)
         if process.returncode == 0:  # finished before the signal: nothing to see
             continue
-        assert process.returncode == 130, err
-        assert err == "error[E-CLI-130]: interrupted\n", err
-    assert checksums(workdir) == before
-
-
-def test_sigterm_is_one_line_and_exit_143(tmp_path: Path) -> None:
-    """SIGTERM (`timeout`, a cancelled CI job) stopped a query as Ctrl-C does and exited 130;
-    it says `terminated` and exits 128 + 15, as a shell reports a process it ended."""
-    from mur_trace.synth import synthesize
-
-    workdir = synthesize(tmp_path / "fleet", 400, seed=3)
-    before = checksums(workdir)
-    for command in (["redundant", "--policy", "context"], ["report"]):
-        process = subprocess.Popen(
-            [sys.executable, "-m", "mur_trace", *command, "--workdir", str(workdir)],
-            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-        )  # fmt: skip
-        working(process)
-        process.send_signal(signal.SIGTERM)
-        _, err = process.communicate(timeout=60)
-        if process.returncode == 0:  # finished before the signal: nothing to see
-            continue
-        assert process.returncode == 143, err
-        assert err == "error[E-CLI-143]: terminated\n", err
+        assert process.returncode == status, err
+        assert err == line + "\n", err
     assert checksums(workdir) == before
 
 
