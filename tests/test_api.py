@@ -82,3 +82,27 @@ def test_documented_columns_are_the_real_ones(
     trace = mur_trace.load(workdir=sample_workdir)
     documented = [c.name for c in queries.get(name).columns]
     assert trace.sql(f"SELECT * FROM {relation}").columns == documented
+
+
+@pytest.mark.parametrize("spelling", [".", "./wd", "wd/", "./wd//", "wd"])
+def test_a_workdir_lists_its_traces_as_pathlib_spells_them(
+    spelling: str, tmp_path: Path, monkeypatch
+) -> None:
+    from mur_trace.sessions import workdir_traces
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "wd" / "ses_b").mkdir(parents=True)
+    (tmp_path / "wd" / "ses_a").mkdir()
+    (tmp_path / "wd" / "notes").mkdir()
+    top = "." if spelling == "." else "wd"
+    if spelling == ".":
+        monkeypatch.chdir(tmp_path / "wd")
+    # what the findings' trace_path shows: no `./`, no doubled or trailing separator
+    expected = (
+        ["ses_a/trace.jsonl", "ses_b/trace.jsonl"]
+        if top == "."
+        else ["wd/ses_a/trace.jsonl", "wd/ses_b/trace.jsonl"]
+    )
+    assert workdir_traces(Path(spelling)) == expected
+    assert workdir_traces(spelling) == expected
+    assert workdir_traces(tmp_path / "wd") == [f"{tmp_path}/wd/ses_{s}/trace.jsonl" for s in "ab"]
