@@ -17,6 +17,17 @@ Starts DuckDB and reads every `ses_*/trace.jsonl`, doing nothing else:
   (queries/functions/may_have_wrong_types.sql), as loading must to keep its E-TRC-001:
   the floor of any reader that keeps loading's contract, before any field is read.
 
+Two other designs of that type check, for comparison (each a floor: its own check left
+out, only what it must compute first):
+
+- `transformed`: `lines`, with the checked fields of every line taken by one
+  `json_transform` as JSON (their first characters would tell their types): one parse
+  instead of validation and the scan.
+- `structured`: `lines`, with each file's lines parsed once more as one JSON array by
+  `json_structure`, which merges the type of every field over the file (a field whose
+  lines disagree is no longer an integer or a string); a file that does not parse so (a
+  blank line) would be checked line by line.
+
 benchmarks/speed.py times them next to `mur-trace redundant` and the compiled baseline:
 what cold mur-trace cannot go below with DuckDB on this machine.
 """
@@ -48,23 +59,55 @@ QUERIES = {
     "filename = true)".format(counts=", ".join(f"count({name})" for name in COLUMNS)),
     "objects": "SELECT count(*), max(ordinality) "
     "FROM read_ndjson_objects($files, filename = true) WITH ORDINALITY",
+    # split as queries/quick/lines.sql splits: materialised, so that what follows runs in
+    # parallel over lines (read_blob hands a thread 2,048 files at a time)
     "lines": """
-        SELECT count(*), count(*) FILTER (json_valid(raw)), max(line)
-        FROM (
-            SELECT file_index, unnest(pieces) AS raw, generate_subscripts(pieces, 1) AS line
+        WITH split AS MATERIALIZED (
+            SELECT *
             FROM (
-                SELECT file_index, string_split(try(decode(content)), chr(10)) AS pieces
-                FROM read_blob($files)
+                SELECT file_index, unnest(pieces) AS raw, generate_subscripts(pieces, 1) AS line
+                FROM (
+                    SELECT file_index, string_split(try(decode(content)), chr(10)) AS pieces
+                    FROM read_blob($files)
+                )
             )
+            WHERE CASE WHEN raw >= '!' THEN true ELSE trim(raw, ' ' || chr(9) || chr(13)) <> ''
+                END
         )
-        WHERE CASE WHEN raw >= '!' THEN true ELSE trim(raw, ' ' || chr(9) || chr(13)) <> '' END
+        SELECT count(*), count(*) FILTER (json_valid(raw)), max(line) FROM split
     """,
 }
+CHECKED_FIELDS = duckdb.sql("SELECT " + queries.get("functions/checked_fields").sql).fetchall()[0][
+    0
+]
 QUERIES["checked"] = QUERIES["lines"].replace(
     "count(*) FILTER (json_valid(raw))",
     "count(*) FILTER (json_valid(raw)), count(*) FILTER ({})".format(
         queries.get("functions/may_have_wrong_types").sql
     ),
+)
+QUERIES["transformed"] = QUERIES["lines"].replace(
+    "count(*) FILTER (json_valid(raw))",
+    "count(*) FILTER (json_transform(raw, '{{{}}}') IS NOT NULL)".format(
+        ", ".join(f'"{field}": "JSON"' for field in CHECKED_FIELDS)
+    ),
+)
+QUERIES["structured"] = (
+    QUERIES["lines"]
+    .replace(
+        "WITH split AS MATERIALIZED (",
+        """WITH files AS MATERIALIZED (
+            SELECT file_index, try(decode(content)) AS text FROM read_blob($files)
+        ),
+        split AS MATERIALIZED (""",
+    )
+    .replace("FROM read_blob($files)\n                )", "FROM files\n                )")
+    .replace("string_split(try(decode(content)), chr(10))", "string_split(text, chr(10))")
+    .replace(
+        "max(line) FROM split",
+        "max(line), (SELECT count(DISTINCT try(json_structure('[' || replace(text, chr(10), ',') "
+        "|| ']'))) FROM files) FROM split",
+    )
 )
 
 

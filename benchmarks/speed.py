@@ -11,7 +11,8 @@ floors under any cold command: `floor` its JSON reader asked for the detector's 
 `ndjson` read_ndjson_objects WITH ORDINALITY validating and numbering every line, `lines`
 the reader of `redundant --policy reference`: read_blob, lines split and numbered, each
 validated; `checked` that and the scan for fields of the wrong type that loading's
-E-TRC-001 needs), `mur-trace ingest` into a catalog, and `mur-trace redundant --db` warm.
+E-TRC-001 needs; `transformed` and `structured`, the floors of two other designs of that
+check), `mur-trace ingest` into a catalog, and `mur-trace redundant --db` warm.
 Then `mur-trace show` on one session against `python -c "import duckdb"`, and two floors
 under it: importing DuckDB and opening a database; importing the command line (DuckDB,
 Typer, mur-trace) and opening a database.
@@ -121,6 +122,7 @@ def main() -> None:
     print("-" * len(header))
     show = None
     inside: list[tuple[int, float, float]] = []
+    checks: list[tuple[int, float, float, float, dict[str, float]]] = []
     with tempfile.TemporaryDirectory() as tmp:
         for size in args.sizes:
             out = Path(tmp) / str(size)
@@ -138,6 +140,12 @@ def main() -> None:
                         str(workdir)], args.repeat)[0]
                 for reader in ("columns", "objects", "lines", "checked")
             )  # fmt: skip
+            designs = {
+                reader: median([sys.executable, str(HERE / "duckdb_floor.py"), "--reader",
+                                reader, str(workdir)], args.repeat)[0]
+                for reader in ("transformed", "structured")
+            }  # fmt: skip
+            checks.append((size, compiled, lines, checked, designs))
             db = out / "catalog.duckdb"
             ingest, _ = run([*MUR, "ingest", "--db", str(db), "--workdir", str(workdir)])
             warm, _ = median([*MUR, "redundant", "--db", str(db), "-f", "csv"], args.repeat)
@@ -172,6 +180,17 @@ def main() -> None:
                 check=True,
                 env=ENV,
             )
+    print(
+        "\nthe type checks of E-TRC-001, three designs (floors: whole processes, nothing but "
+        "the lines read and split, each validated, and what the design must compute)"
+    )
+    for size, compiled, lines, checked, designs in checks:
+        shown = "; ".join(
+            f"{name} {seconds:.2f}s ({seconds / compiled:.2f} x rust)"
+            for name, seconds in [("scan", checked), *designs.items()]
+        )
+        print(f"{size:>8,} sessions: lines alone {lines:.2f}s ({lines / compiled:.2f} x rust); "
+              f"{shown}")  # fmt: skip
     print("\nin one process (no start-up, no output): open + reference findings")
     for size, cold_q, warm_q in inside:
         print(
