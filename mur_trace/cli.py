@@ -5,7 +5,7 @@ stderr with a stable code, never a traceback; usage errors exit 2 too).
 
 Annotations here are evaluated where they are written (no `from __future__ import
 annotations`): Typer reads every command's parameters at each start, and evaluating 246
-annotation strings took 28 ms of every command.
+annotation strings made that 11 ms of every command (4.5 ms so).
 """
 
 import contextlib

@@ -62,8 +62,8 @@ def workdir_traces(workdir: Path) -> list[str]:
     A session directory without a readable trace is kept: loading skips it with a warning
     that names it (`load.check_files`).
     """
-    # joined as text, not through pathlib: 20,000 sessions took 0.25 s that way; the same
-    # strings, as pathlib leaves no `.` component and no trailing separator
+    # joined as text, not through pathlib (5,000 sessions: 25 ms that way, 4 ms so); the
+    # same strings, as pathlib leaves no `.` component and no trailing separator
     top = str(Path(workdir))
     prefix = "" if top == "." else top if top.endswith(os.sep) else top + os.sep
     found = [f"{prefix}{name}{os.sep}{TRACE_FILE}" for name in session_dirs(workdir)]
