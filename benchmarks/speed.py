@@ -6,7 +6,8 @@ For each size it simulates that many sessions (`mur_trace.synth`, longer session
 the default: about 125 events each), then runs side by side, `--repeat` times each, and
 reports medians: `mur-trace redundant` cold (reading the traces), the plain Python pass
 (benchmarks/python_ref.py), the compiled baseline of ../shared/bench (built with its
-script when cargo is there), DuckDB's readers alone (benchmarks/duckdb_floor.py, the
+script when cargo is there; with PRINT=1, so that it writes its findings as mur-trace
+does), DuckDB's readers alone (benchmarks/duckdb_floor.py, the
 floors under any cold command: `floor` its JSON reader asked for the detector's fields,
 `ndjson` read_ndjson_objects WITH ORDINALITY validating and numbering every line, `lines`
 the reader of `redundant --policy reference`: read_blob, lines split and numbered, each
@@ -52,14 +53,15 @@ ENV = {
 }
 
 
-def run(cmd: list[str]) -> tuple[float, int]:
-    """Wall seconds and peak resident KB of a command (its output is discarded)."""
+def run(cmd: list[str], env: dict[str, str] | None = None) -> tuple[float, int]:
+    """Wall seconds and peak resident KB of a command (its output is discarded); `env` is
+    added to the environment."""
     with tempfile.NamedTemporaryFile("r") as rss:
         start = time.perf_counter()
         subprocess.run(
             [TIME, "-f", "%M", "-o", rss.name, *cmd],
             check=True,
-            env=ENV,
+            env=ENV | (env or {}),
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
@@ -67,8 +69,8 @@ def run(cmd: list[str]) -> tuple[float, int]:
         return wall, int(rss.read().split()[-1])
 
 
-def median(cmd: list[str], repeat: int) -> tuple[float, int]:
-    runs = [run(cmd) for _ in range(repeat)]
+def median(cmd: list[str], repeat: int, env: dict[str, str] | None = None) -> tuple[float, int]:
+    runs = [run(cmd, env) for _ in range(repeat)]
     return statistics.median(r[0] for r in runs), max(r[1] for r in runs)
 
 
@@ -134,7 +136,12 @@ def main() -> None:
                                 args.repeat)  # fmt: skip
             python, _ = median([sys.executable, str(HERE / "python_ref.py"), str(workdir)],
                                args.repeat)  # fmt: skip
-            compiled = median([rust, str(workdir)], args.repeat)[0] if rust else float("nan")
+            # PRINT=1: it writes its findings, as mur-trace does (the issue's baseline)
+            compiled = (
+                median([rust, str(workdir)], args.repeat, {"PRINT": "1"})[0]
+                if rust
+                else float("nan")
+            )
             floor, ndjson, lines, checked = (
                 median([sys.executable, str(HERE / "duckdb_floor.py"), "--reader", reader,
                         str(workdir)], args.repeat)[0]

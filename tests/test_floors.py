@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 FLOOR = Path(__file__).resolve().parent.parent / "benchmarks" / "duckdb_floor.py"
-READERS = ["lines", "checked", "transformed", "structured"]
+READERS = ["lines", "checked", "transformed", "transformed_checked", "structured"]
 
 
 @pytest.mark.parametrize("reader", READERS)
