@@ -150,7 +150,7 @@ def main() -> None:
             designs = {
                 reader: median([sys.executable, str(HERE / "duckdb_floor.py"), "--reader",
                                 reader, str(workdir)], args.repeat)[0]
-                for reader in ("transformed", "structured")
+                for reader in ("transformed", "transformed_checked", "structured")
             }  # fmt: skip
             checks.append((size, compiled, lines, checked, designs))
             db = out / "catalog.duckdb"
