@@ -188,7 +188,7 @@ def main() -> None:
                 env=ENV,
             )
     print(
-        "\nthe type checks of E-TRC-001, three designs (floors: whole processes, nothing but "
+        "\nthe type checks of E-TRC-001, by design (floors: whole processes, nothing but "
         "the lines read and split, each validated, and what the design must compute)"
     )
     for size, compiled, lines, checked, designs in checks:
