@@ -1,35 +1,37 @@
 """The least DuckDB does to read a workdir: the floors under any cold mur-trace command.
 
-    python benchmarks/duckdb_floor.py [--reader columns|objects|lines] WORKDIR
+    python benchmarks/duckdb_floor.py [--reader READER] WORKDIR
 
-Starts DuckDB and reads every `ses_*/trace.jsonl`, doing nothing else:
+Starts DuckDB and reads every `ses_*/trace.jsonl`, doing nothing else, and prints on
+stderr `files=… events=… found=…` (`found`: what the reader counts, below):
 
 - `columns` (the default): its newline-delimited JSON reader, asking for the eight fields
   the reference detector needs and nothing else: no line numbers, no validation of field
-  types, no blank-line or torn-line handling, no analysis.
+  types, no blank-line or torn-line handling, no analysis (`found`: tool names read).
 - `objects`: `read_ndjson_objects(files, filename = true) WITH ORDINALITY`, counted: every
   line validated and numbered (ordinality is the line number only in files without blank
-  lines), no field read.
+  lines), no field read (`found`: the last ordinality).
 - `lines`: what `redundant --policy reference` reads with (queries/quick/lines.sql):
   `read_blob`, each file split at newlines with the line numbers, blank lines left out,
-  every line validated (`json_valid`), no field read.
+  every line validated (`json_valid`), no field read (`found`: valid lines).
 - `checked`: `lines`, and every line scanned for a field of the wrong type
   (queries/functions/may_have_wrong_types.sql), as loading must to keep its E-TRC-001:
-  the floor of any reader that keeps loading's contract, before any field is read.
+  the floor of any reader that keeps loading's contract, before any field is read
+  (`found`: the lines the scan finds).
 
-Two other designs of that type check, for comparison (each a floor: its own check left
-out, only what it must compute first):
+Three other designs of that type check, for comparison:
 
-- `transformed`: `lines`, with the checked fields of every line taken by one
-  `json_transform` as JSON (their first characters would tell their types): one parse
-  instead of validation and the scan.
+- `transformed`: `lines` with one `json_transform` of the checked fields of every line as
+  JSON (in `try`: a line that is not JSON is NULL) in place of `json_valid`, whose values'
+  first characters would tell their types; their check left out (`found`: lines parsed).
 - `transformed_checked`: `transformed` with its check: a string field's value must start
   with its quote, an integer field's be digits (15 at most); the lines it finds would
-  then be checked exactly, as the scan's are.
+  then be checked exactly, as the scan's are (`found`: those lines).
 - `structured`: `lines`, with each file's lines parsed once more as one JSON array by
   `json_structure`, which merges the type of every field over the file (a field whose
-  lines disagree is no longer an integer or a string); a file that does not parse so (a
-  blank line) would be checked line by line.
+  lines disagree is no longer an integer or a string; counts past 2^53 would still need a
+  scan); a file that does not parse so (a blank line) would be checked line by line, and
+  its check is left out (`found`: the files that parse so).
 
 benchmarks/speed.py times them next to `mur-trace redundant` and the compiled baseline:
 what cold mur-trace cannot go below with DuckDB on this machine.
@@ -56,45 +58,37 @@ COLUMNS = {
     "output_bytes": "BIGINT",
 }
 
-# every column is counted, so that every one is read (a bare count(*) reads none)
-QUERIES = {
-    "columns": "SELECT count(*), {counts} FROM read_ndjson($files, columns = $columns, "
-    "filename = true)".format(counts=", ".join(f"count({name})" for name in COLUMNS)),
-    "objects": "SELECT count(*), max(ordinality) "
-    "FROM read_ndjson_objects($files, filename = true) WITH ORDINALITY",
-    # split as queries/quick/lines.sql splits: materialised, so that what follows runs in
-    # parallel over lines (read_blob hands a thread 2,048 files at a time)
-    "lines": """
-        WITH split AS MATERIALIZED (
-            SELECT *
+# split as queries/quick/lines.sql splits: materialised, so that what follows runs in
+# parallel over lines (read_blob hands a thread 2,048 files at a time)
+SPLIT = """
+    split AS MATERIALIZED (
+        SELECT *
+        FROM (
+            SELECT file_index, unnest(pieces) AS raw, generate_subscripts(pieces, 1) AS line
             FROM (
-                SELECT file_index, unnest(pieces) AS raw, generate_subscripts(pieces, 1) AS line
-                FROM (
-                    SELECT file_index, string_split(try(decode(content)), chr(10)) AS pieces
-                    FROM read_blob($files)
-                )
+                SELECT file_index, string_split(try(decode(content)), chr(10)) AS pieces
+                FROM read_blob($files)
             )
-            WHERE CASE WHEN raw >= '!' THEN true ELSE trim(raw, ' ' || chr(9) || chr(13)) <> ''
-                END
         )
-        SELECT count(*), count(*) FILTER (json_valid(raw)), max(line) FROM split
-    """,
-}
+        WHERE CASE WHEN raw >= '!' THEN true ELSE trim(raw, ' ' || chr(9) || chr(13)) <> '' END
+    )"""
 CHECKED_FIELDS = duckdb.sql("SELECT " + queries.get("functions/checked_fields").sql).fetchall()[0][
     0
 ]
-QUERIES["checked"] = QUERIES["lines"].replace(
-    "count(*) FILTER (json_valid(raw))",
-    "count(*) FILTER (json_valid(raw)), count(*) FILTER ({})".format(
-        queries.get("functions/may_have_wrong_types").sql
-    ),
-)
-QUERIES["transformed"] = QUERIES["lines"].replace(
-    "count(*) FILTER (json_valid(raw))",
-    "count(*) FILTER (json_transform(raw, '{{{}}}') IS NOT NULL)".format(
-        ", ".join(f'"{field}": "JSON"' for field in CHECKED_FIELDS)
-    ),
-)
+#: json_transform's spec of the checked fields, each as JSON
+CHECKED_AS_JSON = "{" + ", ".join(f'"{field}": "JSON"' for field in CHECKED_FIELDS) + "}"
+
+
+def _from_files(split: str) -> str:
+    """The split, of the texts of a `files` CTE instead of read_blob's."""
+    done = split.replace("try(decode(content))", "text").replace("read_blob($files)", "files")
+    assert done.count("FROM files") == 1 and "decode" not in done
+    return done
+
+
+def over_lines(found: str, source: str = "split", ctes: str = "") -> str:
+    """A query over the split lines: their count, and `found` counted over `source`."""
+    return f"WITH {SPLIT}{ctes} SELECT count(*), count(*) FILTER ({found}) FROM {source}"
 
 
 def _right_type(index: int, field: str) -> str:
@@ -112,41 +106,39 @@ def _right_type(index: int, field: str) -> str:
     )
 
 
-QUERIES["transformed_checked"] = (
-    QUERIES["lines"]
-    .replace(
-        "count(*) FILTER (json_valid(raw))",
-        "count(*) FILTER (NOT ({}))".format(
+QUERIES = {
+    # every column is counted, so that every one is read (a bare count(*) reads none)
+    "columns": "SELECT count(*), count(tool_name), {counts} FROM read_ndjson($files, "
+    "columns = $columns, filename = true)".format(
+        counts=", ".join(f"count({name})" for name in COLUMNS)
+    ),
+    "objects": "SELECT count(*), max(ordinality) "
+    "FROM read_ndjson_objects($files, filename = true) WITH ORDINALITY",
+    "lines": over_lines("json_valid(raw)"),
+    "checked": over_lines(
+        "json_valid(raw) AND {}".format(queries.get("functions/may_have_wrong_types").sql)
+    ),
+    "transformed": over_lines(
+        "checked IS NOT NULL",
+        "(SELECT try(json_transform(raw, $spec)) AS checked FROM split)",
+    ),
+    # the values materialised: read by 43 checks, the transform would run once for each
+    "transformed_checked": over_lines(
+        "checked IS NOT NULL AND NOT ({})".format(
             " AND ".join(_right_type(i, f) for i, f in enumerate(CHECKED_FIELDS))
         ),
-    )
-    # the values materialised: read by 43 checks, the transform would run once for each
-    .replace(
-        "SELECT count(*),",
-        ", parsed AS MATERIALIZED (SELECT line, try(json_transform(raw, '{{{}}}')) AS checked "
-        "FROM split) SELECT count(*),".format(
-            ", ".join(f'"{field}": "JSON"' for field in CHECKED_FIELDS)
-        ),
-    )
-    .replace("FROM split\n", "FROM parsed\n")
-)
-QUERIES["structured"] = (
-    QUERIES["lines"]
-    .replace(
-        "WITH split AS MATERIALIZED (",
-        """WITH files AS MATERIALIZED (
-            SELECT file_index, try(decode(content)) AS text FROM read_blob($files)
-        ),
-        split AS MATERIALIZED (""",
-    )
-    .replace("FROM read_blob($files)\n                )", "FROM files\n                )")
-    .replace("string_split(try(decode(content)), chr(10))", "string_split(text, chr(10))")
-    .replace(
-        "max(line) FROM split",
-        "max(line), (SELECT count(DISTINCT try(json_structure('[' || replace(text, chr(10), ',') "
-        "|| ']'))) FROM files) FROM split",
-    )
-)
+        "parsed",
+        ", parsed AS MATERIALIZED (SELECT try(json_transform(raw, $spec)) AS checked FROM split)",
+    ),
+    # the third column validates every line, as `lines` does
+    "structured": (
+        "WITH files AS MATERIALIZED (SELECT file_index, try(decode(content)) AS text "
+        f"FROM read_blob($files)), {_from_files(SPLIT)} "
+        "SELECT (SELECT count(*) FROM split), "
+        "count(try(json_structure('[' || replace(text, chr(10), ',') || ']'))), "
+        "(SELECT count(*) FILTER (json_valid(raw)) FROM split) FROM files"
+    ),
+}
 
 
 def main() -> None:
@@ -157,9 +149,12 @@ def main() -> None:
     files = sorted(str(p) for p in args.workdir.glob("ses_*/trace.jsonl"))
     con = duckdb.connect()
     con.execute("SET preserve_insertion_order = false")
-    params = {"files": files} | ({"columns": COLUMNS} if args.reader == "columns" else {})
-    (events, *_) = con.execute(QUERIES[args.reader], params).fetchall()[0]
-    print(f"files={len(files)} events={events}", file=sys.stderr)
+    query = QUERIES[args.reader]
+    params = {"files": files}
+    params |= {"columns": COLUMNS} if args.reader == "columns" else {}
+    params |= {"spec": CHECKED_AS_JSON} if "$spec" in query else {}
+    (events, found, *_) = con.execute(query, params).fetchall()[0]
+    print(f"files={len(files)} events={events} found={found}", file=sys.stderr)
 
 
 if __name__ == "__main__":

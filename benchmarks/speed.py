@@ -12,8 +12,9 @@ floors under any cold command: `floor` its JSON reader asked for the detector's 
 `ndjson` read_ndjson_objects WITH ORDINALITY validating and numbering every line, `lines`
 the reader of `redundant --policy reference`: read_blob, lines split and numbered, each
 validated; `checked` that and the scan for fields of the wrong type that loading's
-E-TRC-001 needs; `transformed` and `structured`, the floors of two other designs of that
-check), `mur-trace ingest` into a catalog, and `mur-trace redundant --db` warm.
+E-TRC-001 needs; `transformed`, `transformed_checked` and `structured`, the floors of
+three other designs of that check), `mur-trace ingest` into a catalog, and
+`mur-trace redundant --db` warm.
 Then `mur-trace show` on one session against `python -c "import duckdb"`, and two floors
 under it: importing DuckDB and opening a database; importing the command line (DuckDB,
 Typer, mur-trace) and opening a database.

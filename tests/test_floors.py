@@ -1,8 +1,10 @@
 """The readers of benchmarks/duckdb_floor.py, the floors the speed benchmark compares
-mur-trace with, read what they claim: every non-blank line of every trace, once."""
+mur-trace with, do what they claim: read every non-blank line of every trace once, and
+count what their design computes."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -13,14 +15,47 @@ FLOOR = Path(__file__).resolve().parent.parent / "benchmarks" / "duckdb_floor.py
 READERS = ["lines", "checked", "transformed", "transformed_checked", "structured"]
 
 
-@pytest.mark.parametrize("reader", READERS)
-def test_a_floor_reads_every_line_once(reader: str, sample_workdir: Path) -> None:
-    traces = sorted(sample_workdir.glob("ses_*/trace.jsonl"))
-    lines = sum(1 for t in traces for line in t.read_text().splitlines() if line.strip())
+def floor(reader: str, workdir: Path) -> str:
     done = subprocess.run(
-        [sys.executable, str(FLOOR), "--reader", reader, str(sample_workdir)],
+        [sys.executable, str(FLOOR), "--reader", reader, str(workdir)],
         capture_output=True,
         text=True,
         check=True,
     )
-    assert done.stderr.strip() == f"files={len(traces)} events={lines}"
+    return done.stderr.strip()
+
+
+@pytest.mark.parametrize("reader", ["columns", "objects", *READERS])
+def test_a_floor_reads_every_line_once(reader: str, sample_workdir: Path) -> None:
+    traces = sorted(sample_workdir.glob("ses_*/trace.jsonl"))
+    lines = sum(1 for t in traces for line in t.read_text().splitlines() if line.strip())
+    assert floor(reader, sample_workdir).startswith(f"files={len(traces)} events={lines} ")
+
+
+def event(**fields) -> str:
+    return json.dumps({"event_type": "tool_call", "session_id": "ses_a", **fields})
+
+
+# seven lines that are not blank: six valid JSON, one of which has a field of the wrong
+# type ("turn" a string); the second trace has a blank line, the third a line that is not
+# JSON, so only the first parses as one array
+TRACES = {
+    "ses_1": [event(turn=0), event(turn=1), event(turn=2, tool_name="editor")],
+    "ses_2": [event(turn=0), "", event(turn="3")],
+    "ses_3": [event(turn=0), '{"event_type": "tool_call", "turn": 1'],
+}
+FOUND = {
+    "lines": 6,  # valid lines
+    "checked": 1,  # lines the scan finds
+    "transformed": 6,  # lines parsed
+    "transformed_checked": 1,  # lines whose values are not all of their types
+    "structured": 1,  # files that parse as one array
+}
+
+
+@pytest.mark.parametrize("reader", READERS)
+def test_a_floor_counts_what_its_design_computes(reader: str, tmp_path: Path) -> None:
+    for name, lines in TRACES.items():
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "trace.jsonl").write_text("\n".join(lines) + "\n")
+    assert floor(reader, tmp_path) == f"files=3 events=7 found={FOUND[reader]}"
