@@ -4,9 +4,10 @@
 -- The fields of a tool call are converted by the same JSON reader, with the same types, as
 -- in queries/load/lines.sql (`state_effect` as text: only the JSON string "read" becomes
 -- `read`, the one value the policy asks of it); its identity is resolved as in
--- queries/events/tool_calls.sql (the declared `resource_id` when a non-empty string, else the first string among the
--- input keys `path`, `file`, `file_path`, `filepath`, `filename`, compared lower-cased,
--- the byte-wise smallest first among keys that collide); history is kept per trace, in
+-- queries/events/tool_calls.sql (the declared `resource_id` when a non-empty string, else
+-- the first string among the input keys `path`, `file`, `file_path`, `filepath`,
+-- `filename`, compared lower-cased, the byte-wise smallest first among keys that
+-- collide); history is kept per trace, in
 -- line order, as in queries/redundant/reference.sql. Traces are known by their position
 -- until the findings are named. A value json_transform gives as JSON is re-serialised
 -- text: it starts with `"` exactly when it is a string and with `{` when an object, which
