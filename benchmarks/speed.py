@@ -44,6 +44,11 @@ BENCH = next(
     HERE.parent.parent / "shared" / "bench",
 )
 MUR = [sys.executable, "-m", "mur_trace"]
+#: The readers of benchmarks/duckdb_floor.py: the table's four, then the other designs of
+#: the type check
+FLOOR_READERS = (
+    "columns", "objects", "lines", "checked", "transformed", "transformed_checked", "structured"
+)  # fmt: skip
 TIME = shutil.which("time") or "/usr/bin/time"
 #: Commands run as installed: `pip install` compiles the package to bytecode, a source
 #: checkout with PYTHONDONTWRITEBYTECODE set recompiles it at every start (30 ms here).
@@ -143,16 +148,15 @@ def main() -> None:
                 if rust
                 else float("nan")
             )
-            floor, ndjson, lines, checked = (
-                median([sys.executable, str(HERE / "duckdb_floor.py"), "--reader", reader,
-                        str(workdir)], args.repeat)[0]
-                for reader in ("columns", "objects", "lines", "checked")
-            )  # fmt: skip
-            designs = {
+            floors = {
                 reader: median([sys.executable, str(HERE / "duckdb_floor.py"), "--reader",
                                 reader, str(workdir)], args.repeat)[0]
-                for reader in ("transformed", "transformed_checked", "structured")
+                for reader in FLOOR_READERS
             }  # fmt: skip
+            floor, ndjson, lines, checked = (
+                floors[r] for r in ("columns", "objects", "lines", "checked")
+            )
+            designs = {r: floors[r] for r in FLOOR_READERS[4:]}
             checks.append((size, compiled, lines, checked, designs))
             db = out / "catalog.duckdb"
             ingest, _ = run([*MUR, "ingest", "--db", str(db), "--workdir", str(workdir)])

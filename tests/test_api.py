@@ -84,25 +84,22 @@ def test_documented_columns_are_the_real_ones(
     assert trace.sql(f"SELECT * FROM {relation}").columns == documented
 
 
-@pytest.mark.parametrize("spelling", [".", "./wd", "wd/", "./wd//", "wd"])
+@pytest.mark.parametrize(
+    ("cwd", "spelling", "prefix"),
+    [("wd", ".", ""), ("wd", "./", ""), (".", "wd", "wd/"), (".", "./wd//", "wd/"),
+     (".", "wd/", "wd/")],
+)  # fmt: skip
 def test_a_workdir_lists_its_traces_as_pathlib_spells_them(
-    spelling: str, tmp_path: Path, monkeypatch
+    cwd: str, spelling: str, prefix: str, tmp_path: Path, monkeypatch
 ) -> None:
     from mur_trace.sessions import workdir_traces
 
-    monkeypatch.chdir(tmp_path)
     (tmp_path / "wd" / "ses_b").mkdir(parents=True)
     (tmp_path / "wd" / "ses_a").mkdir()
     (tmp_path / "wd" / "notes").mkdir()
-    top = "." if spelling == "." else "wd"
-    if spelling == ".":
-        monkeypatch.chdir(tmp_path / "wd")
+    monkeypatch.chdir(tmp_path / cwd)
     # what the findings' trace_path shows: no `./`, no doubled or trailing separator
-    expected = (
-        ["ses_a/trace.jsonl", "ses_b/trace.jsonl"]
-        if top == "."
-        else ["wd/ses_a/trace.jsonl", "wd/ses_b/trace.jsonl"]
-    )
+    expected = [f"{prefix}ses_a/trace.jsonl", f"{prefix}ses_b/trace.jsonl"]
     assert workdir_traces(Path(spelling)) == expected
     assert workdir_traces(spelling) == expected
     assert workdir_traces(tmp_path / "wd") == [f"{tmp_path}/wd/ses_{s}/trace.jsonl" for s in "ab"]
