@@ -18,6 +18,7 @@ files. Loading (`load_traces`) defines:
 from __future__ import annotations
 
 import contextlib
+import itertools
 import os
 import re
 import stat
@@ -53,6 +54,11 @@ MACROS: dict[str, tuple[str, str]] = {
     "wrong_field_index": ("raw", "functions/wrong_field_index"),
     "split_shell_words": ("command", "functions/split_shell_words"),
     "visible": ("text", "functions/visible"),
+}
+
+#: Table macros: name -> (parameters, query name).
+TABLE_MACROS: dict[str, tuple[str, str]] = {
+    "read_files": ("files", "functions/read_files"),
 }
 
 #: Relation name -> query name. Each is created when first needed, after what it uses
@@ -92,6 +98,9 @@ CONTEXT_STAGE: tuple[str, ...] = ("rule_shell_inference", "context_observations"
 
 #: The materialised relations that count the findings of the active policy.
 POLICY_STAGE: tuple[str, ...] = ("session_metrics",)
+
+#: Rows of a DuckDB row group, the unit of a parallel table scan.
+ROW_GROUP_ROWS = 122_880
 
 #: What `redundant_calls` (the active policy's findings, which the metrics count) needs.
 ACTIVE_FINDINGS = "redundant_calls"
@@ -230,6 +239,9 @@ def create_macros(con: duckdb.DuckDBPyConnection) -> None:
     """The SQL functions the queries use."""
     for macro, (params, name) in MACROS.items():
         con.execute(f"CREATE OR REPLACE TEMP MACRO {macro}({params}) AS ({queries.get(name).sql})")
+    for macro, (params, name) in TABLE_MACROS.items():
+        sql = queries.get(name).sql
+        con.execute(f"CREATE OR REPLACE TEMP MACRO {macro}({params}) AS TABLE {sql}")
 
 
 _COMMENT = re.compile(r"--[^\n]*")
@@ -272,8 +284,10 @@ class Relations:
         for used in self.uses(sql):
             if used != name:
                 self.ensure(used, (*_path, name))
-        kind = "TABLE" if name in self.materialised else "VIEW"
-        self.con.execute(f"CREATE OR REPLACE TEMP {kind} {name} AS {sql}")
+        if name in self.materialised:
+            materialise(self.con, name, sql)
+        else:
+            self.con.execute(f"CREATE OR REPLACE TEMP VIEW {name} AS {sql}")
         self.created.add(name)
 
     def ensure_all(self, sql: str) -> None:
@@ -307,15 +321,40 @@ class Relations:
         """Recompute those of `names` that are materialised and were made, in order."""
         for name in names:
             if name in self.created and name in self.materialised:
-                self.con.execute(
-                    f"CREATE OR REPLACE TEMP TABLE {name} AS {self.materialised[name]}"
-                )
+                materialise(self.con, name, self.materialised[name])
+
+
+def materialise(con: duckdb.DuckDBPyConnection, name: str, sql: str) -> None:
+    """Store the rows of `sql` in the table `{name}_rows` and serve them as the view `name`.
+
+    DuckDB scans a table in parallel by row groups of 122,880 rows, and the tables of one
+    batch are smaller: every query over them ran on one thread. The view reads the table
+    in as many ranges of rows as there are threads (up to 8), one scan each, which a
+    UNION ALL runs side by side; a table that has a row group for each thread is read
+    whole. `redundant --policy context` over 5,000 sessions: 7.8 s -> 6.6 s.
+    """
+    con.execute(f"CREATE OR REPLACE TEMP TABLE {name}_rows AS {sql}")
+    ((rows, threads),) = con.execute(
+        f"SELECT count(*), current_setting('threads') FROM {name}_rows"
+    ).fetchall()
+    parts = 1 if rows >= threads * ROW_GROUP_ROWS else max(1, min(threads, 8, rows // 2048))
+    bounds = [rows * k // parts for k in range(parts + 1)]
+    ranges = " UNION ALL ".join(
+        f"SELECT * FROM {name}_rows WHERE rowid >= {low} AND rowid < {high}"
+        for low, high in itertools.pairwise(bounds)
+    )
+    if parts == 1:
+        ranges = f"SELECT * FROM {name}_rows"
+    con.execute(f"CREATE OR REPLACE TEMP VIEW {name} AS {ranges}")
 
 
 def drop_loaded(con: duckdb.DuckDBPyConnection) -> None:
     """Drop the events of the last load and the relations materialised from them."""
-    for table in ("events", "quick_lines", "quick_traces", *MATERIALISED):
+    for table in ("events", "quick_lines", "quick_traces"):
         con.execute(f"DROP TABLE IF EXISTS {table}")
+    for name in MATERIALISED:
+        con.execute(f"DROP VIEW IF EXISTS {name}")
+        con.execute(f"DROP TABLE IF EXISTS {name}_rows")
 
 
 def load_traces(

@@ -20,7 +20,7 @@ files AS (
         try(decode(b.content)) AS text,
         CASE WHEN NOT ends_with(text, chr(10)) THEN len(string_split(text, chr(10))) END
             AS last_piece
-    FROM read_blob(getvariable('source_paths')) AS b
+    FROM read_files(getvariable('source_paths')) AS b
     JOIN asked AS a ON a.trace_path = b.filename
 )
 SELECT trace_path, format, line, raw, coalesce(line = last_piece, false) AS final_piece

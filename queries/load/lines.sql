@@ -34,13 +34,20 @@
 -- @column first_line   BIGINT   First line of its file a read returned (NULL here: unknown).
 -- @column last_line    BIGINT   Last line it returned (NULL: to the end, or unknown).
 WITH files AS (
+    -- read in parallel (queries/functions/read_files.sql) and split once
     SELECT
-        filename AS trace_path,
-        try(decode(content)) AS text,
+        trace_path,
+        pieces,
         -- with no newline at the end, the number of the last piece (maybe a torn write)
-        CASE WHEN NOT ends_with(text, chr(10)) THEN len(string_split(text, chr(10))) END
-            AS last_piece
-    FROM read_blob(getvariable('readable_files'))
+        CASE WHEN NOT ends_with(text, chr(10)) THEN len(pieces) END AS last_piece,
+        text IS NULL AS not_utf8
+    FROM (
+        SELECT trace_path, text, coalesce(string_split(text, chr(10)), [NULL]) AS pieces
+        FROM (
+            SELECT filename AS trace_path, try(decode(content)) AS text
+            FROM read_files(getvariable('readable_files'))
+        )
+    )
 ),
 split AS MATERIALIZED (
     -- unnest and generate_subscripts in one select list walk the list in lockstep (and
@@ -53,10 +60,10 @@ split AS MATERIALIZED (
     FROM (
         SELECT
             trace_path,
-            unnest(coalesce(string_split(text, chr(10)), [NULL])) AS raw,
-            generate_subscripts(coalesce(string_split(text, chr(10)), [NULL]), 1) AS line,
+            unnest(pieces) AS raw,
+            generate_subscripts(pieces, 1) AS line,
             last_piece,
-            text IS NULL AS not_utf8
+            not_utf8
         FROM files
     )
     -- a blank line holds only spaces, tabs and carriage returns (all below '!'); trimming
