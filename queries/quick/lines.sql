@@ -23,7 +23,7 @@ WITH split AS MATERIALIZED (
         -- one split per file; unnest and generate_subscripts walk the list in lockstep
         SELECT file_index, unnest(pieces) AS raw, generate_subscripts(pieces, 1) AS line
         FROM (
-            SELECT file_index, string_split(try(decode(content)), chr(10)) AS pieces
+            SELECT file_index::BIGINT AS file_index, string_split(try(decode(content)), chr(10)) AS pieces
             FROM read_blob(getvariable('quick_files'))
         )
     )
