@@ -15,9 +15,10 @@ validated; `checked` that and the scan for fields of the wrong type that loading
 E-TRC-001 needs; `transformed`, `transformed_checked` and `structured`, the floors of
 three other designs of that check), `mur-trace ingest` into a catalog, and
 `mur-trace redundant --db` warm.
-Then `mur-trace show` on one session against `python -c "import duckdb"`, and two floors
-under it: importing DuckDB and opening a database; importing the command line (DuckDB,
-Typer, mur-trace) and opening a database.
+Then the context policy cold (`redundant --policy context`), as a ratio to the reference
+policy's cold time. Then `mur-trace show` on one session against `python -c "import
+duckdb"`, and two floors under it: importing DuckDB and opening a database; importing the
+command line (DuckDB, Typer, mur-trace) and opening a database.
 Ratios are computed within one run: this machine is noisy. Peak memory is the largest
 resident set of a run (GNU time); with `--memory`, every command (both policies, `loops`,
 `check`, `report`, `export`, `ingest`, warm ones) runs over the largest workdir too, with
@@ -131,6 +132,7 @@ def main() -> None:
     show = None
     inside: list[tuple[int, float, float]] = []
     checks: list[tuple[int, float, float, float, dict[str, float]]] = []
+    policies: list[tuple[int, float, float]] = []
     with tempfile.TemporaryDirectory() as tmp:
         for size in args.sizes:
             out = Path(tmp) / str(size)
@@ -140,6 +142,9 @@ def main() -> None:
             events = sum(f.read_bytes().count(b"\n") for f in files)
             cold, peak = median([*MUR, "redundant", "--workdir", str(workdir), "-f", "csv"],
                                 args.repeat)  # fmt: skip
+            context, _ = median([*MUR, "redundant", "--policy", "context", "--workdir",
+                                 str(workdir), "-f", "csv"], args.repeat)  # fmt: skip
+            policies.append((size, cold, context))
             python, _ = median([sys.executable, str(HERE / "python_ref.py"), str(workdir)],
                                args.repeat)  # fmt: skip
             # PRINT=1: it writes its findings, as mur-trace does (the issue's baseline)
@@ -203,6 +208,10 @@ def main() -> None:
         )
         print(f"{size:>8,} sessions: lines alone {lines:.2f}s ({lines / compiled:.2f} x rust); "
               f"{shown}")  # fmt: skip
+    print("\nthe context policy cold (`redundant --policy context`), against the reference's")
+    for size, cold, context in policies:
+        print(f"{size:>8,} sessions: context {context:.2f}s, reference {cold:.2f}s, "
+              f"ratio {context / cold:.2f}")  # fmt: skip
     print("\nin one process (no start-up, no output): open + reference findings")
     for size, cold_q, warm_q in inside:
         print(

@@ -18,7 +18,6 @@ files. Loading (`load_traces`) defines:
 from __future__ import annotations
 
 import contextlib
-import itertools
 import os
 import re
 import stat
@@ -338,13 +337,19 @@ def materialise(con: duckdb.DuckDBPyConnection, name: str, sql: str) -> None:
         f"SELECT count(*), current_setting('threads') FROM {name}_rows"
     ).fetchall()
     parts = 1 if rows >= threads * ROW_GROUP_ROWS else max(1, min(threads, 8, rows // 2048))
-    bounds = [rows * k // parts for k in range(parts + 1)]
+    # the cuts between ranges; the first range and the last are open, so that every row
+    # is in one range whatever its rowid
+    cuts = [rows * k // parts for k in range(1, parts)]
+    tests = [
+        " AND ".join(
+            ([f"rowid >= {low}"] if low is not None else [])
+            + ([f"rowid < {high}"] if high is not None else [])
+        )
+        for low, high in zip([None, *cuts], [*cuts, None], strict=True)
+    ]
     ranges = " UNION ALL ".join(
-        f"SELECT * FROM {name}_rows WHERE rowid >= {low} AND rowid < {high}"
-        for low, high in itertools.pairwise(bounds)
+        f"SELECT * FROM {name}_rows" + (f" WHERE {test}" if test else "") for test in tests
     )
-    if parts == 1:
-        ranges = f"SELECT * FROM {name}_rows"
     con.execute(f"CREATE OR REPLACE TEMP VIEW {name} AS {ranges}")
 
 

@@ -16,7 +16,7 @@
 -- @column token_source   VARCHAR  `trace` or `estimate`.
 -- @column context_turns  BIGINT   Later inference turns in the same context.
 -- @column context_tokens BIGINT   est_tokens * context_turns.
-WITH timeline AS (
+WITH timeline AS MATERIALIZED (
     SELECT
         trace_path,
         line,
@@ -38,48 +38,48 @@ WITH timeline AS (
         'inference', 'tool_call', 'compaction', 'task_start', 'session_start', 'context_switch'
     )
 ),
-contexts AS (
-    SELECT
-        *,
-        max(inferences_so_far) OVER (PARTITION BY trace_path, context_no) AS inferences_at_end
+-- how many inferences each context holds up to its end (a hash aggregate, not a window)
+context_ends AS (
+    SELECT trace_path, context_no, max(inferences_so_far) AS inferences_at_end
     FROM timeline
+    GROUP BY ALL
 ),
+-- the inferences, numbered in line order by `inferences_so_far` itself: the next one of
+-- number n is number n + 1 (a join, not a second sort)
 inferences AS (
-    SELECT
-        trace_path,
-        line,
-        context_no,
-        input_tokens,
-        output_tokens,
-        lead(line) OVER w AS next_line,
-        lead(input_tokens) OVER w AS next_input_tokens,
-        lead(context_no) OVER w AS next_context_no
-    FROM contexts
+    SELECT trace_path, line, inferences_so_far AS number, context_no, input_tokens, output_tokens
+    FROM timeline
     WHERE event_type = 'inference'
-    WINDOW w AS (PARTITION BY trace_path ORDER BY line)
 ),
-calls AS (
+calls AS MATERIALIZED (
     SELECT
         c.trace_path,
         c.line,
         c.output_bytes,
         c.duration_ms,
-        c.inferences_at_end - c.inferences_so_far AS context_turns,
+        e.inferences_at_end - c.inferences_so_far AS context_turns,
         CASE
-            WHEN i.next_context_no = i.context_no
-                AND i.next_input_tokens - i.input_tokens - coalesce(i.output_tokens, 0) > 0
-                THEN i.next_input_tokens - i.input_tokens - coalesce(i.output_tokens, 0)
+            WHEN n.context_no = i.context_no
+                AND n.input_tokens - i.input_tokens - coalesce(i.output_tokens, 0) > 0
+                THEN n.input_tokens - i.input_tokens - coalesce(i.output_tokens, 0)
         END AS turn_tokens,
         c.made_by
-    FROM contexts AS c
+    FROM timeline AS c
+    JOIN context_ends AS e USING (trace_path, context_no)
     LEFT JOIN inferences AS i ON i.trace_path = c.trace_path AND i.line = c.made_by
+    LEFT JOIN inferences AS n ON n.trace_path = i.trace_path AND n.number = i.number + 1
     WHERE c.event_type = 'tool_call'
 ),
-shared AS (
-    SELECT
-        *,
-        sum(coalesce(output_bytes, 0)) OVER (PARTITION BY trace_path, made_by) AS turn_bytes
+-- the bytes every call of a turn returned, which share the turn's tokens
+turns AS (
+    SELECT trace_path, made_by, sum(coalesce(output_bytes, 0)) AS turn_bytes
     FROM calls
+    GROUP BY ALL
+),
+shared AS (
+    SELECT c.*, t.turn_bytes
+    FROM calls AS c
+    JOIN turns AS t ON t.trace_path = c.trace_path AND t.made_by IS NOT DISTINCT FROM c.made_by
 )
 SELECT
     trace_path,
