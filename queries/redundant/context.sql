@@ -56,10 +56,15 @@ WITH obs AS (
 -- (directory_invalidation) and, for a declared resource, the files it was found in
 -- (declared_in_file) with their directories
 dependencies AS (
-    SELECT d.trace_path, d.identity, list(DISTINCT dep) AS depends_on
-    FROM rule_declared_in_file AS d
-    LEFT JOIN rule_directory_invalidation AS a ON a.identity = d.depends_on,
-        unnest([d.depends_on] || coalesce(a.ancestors, [])) AS u(dep)
+    SELECT trace_path, identity, list(DISTINCT dep) AS depends_on
+    FROM (
+        SELECT
+            d.trace_path,
+            d.identity,
+            unnest([d.depends_on] || coalesce(a.ancestors, [])) AS dep
+        FROM rule_declared_in_file AS d
+        LEFT JOIN rule_directory_invalidation AS a ON a.identity = d.depends_on
+    )
     GROUP BY ALL
 ),
 reads AS (
@@ -88,23 +93,27 @@ related_change AS (
         -- the latest a tool call declared (same_size never takes it back)
         max(change_ord) FILTER (WHERE declared) AS last_related_declared
     FROM (
+        -- the lists unnested in the select list: a lateral unnest (`FROM reads, unnest(...)`)
+        -- joined each row back to its list, a third of this step's time
         SELECT r.trace_path, r.ord, c.ord AS change_ord, c.declared
-        FROM reads AS r, unnest(r.ancestors) AS u(dir)
-        JOIN changes AS c ON c.trace_path = r.trace_path AND c.identity = u.dir AND c.ord < r.ord
+        FROM (SELECT trace_path, ord, unnest(ancestors) AS dir FROM reads) AS r
+        JOIN changes AS c ON c.trace_path = r.trace_path AND c.identity = r.dir AND c.ord < r.ord
         UNION ALL
         SELECT r.trace_path, r.ord, c.ord, c.declared
-        FROM changes AS c, unnest(c.ancestors) AS u(dir)
-        JOIN reads AS r ON r.trace_path = c.trace_path AND r.identity = u.dir AND c.ord < r.ord
+        FROM (SELECT trace_path, ord, declared, unnest(ancestors) AS dir FROM changes) AS c
+        JOIN reads AS r ON r.trace_path = c.trace_path AND r.identity = c.dir AND c.ord < r.ord
     )
     GROUP BY ALL
 ),
 -- paths with other paths beneath them in the trace: directories, whose whole read (a
 -- listing) does not hold what a search in them returns (see same_request)
 directories AS (
-    SELECT DISTINCT o.trace_path, u.dir AS identity
-    FROM obs AS o
-    JOIN path_ancestors AS a USING (identity),
-        unnest(a.ancestors) AS u(dir)
+    SELECT DISTINCT trace_path, identity
+    FROM (
+        SELECT o.trace_path, unnest(a.ancestors) AS identity
+        FROM obs AS o
+        JOIN path_ancestors AS a USING (identity)
+    )
 ),
 kinds AS (
     SELECT
