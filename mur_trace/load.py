@@ -77,7 +77,8 @@ VIEWS: dict[str, str] = {
     "task_report": "metrics/task_report",
 }
 
-#: Materialised relations (temporary tables). Identity resolution is computed once: as a
+#: Materialised relations (temporary tables `<name>_rows`, read through the view `<name>`:
+#: `materialise`). Identity resolution is computed once: as a
 #: view its path guess ran twice, once under the `resource IS NOT NULL` filter DuckDB
 #: pushes down and once for the value. The context stage is rebuilt when rules or effects
 #: change: planning the whole policy as one nested query costs more than running it. The

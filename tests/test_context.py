@@ -204,3 +204,32 @@ def test_calls_whose_input_the_trace_does_not_hold_are_no_loop(tmp_path: Path) -
     trace.write_text("".join(json.dumps(line) + "\n" for line in lines))
     found = mur_trace.load([trace]).loops().select("line, prior_line, rule").fetchall()
     assert found == [(5, 4, "consecutive_repeat")]
+
+
+def test_waste_pairs_each_inference_with_the_next_even_on_a_shared_line() -> None:
+    """Two inferences on one line (events handed in, not a format's reader): each is paired
+    with the next inference one by one, as a lead over them does, whatever their order."""
+    from mur_trace.load import connect
+    from mur_trace.queries import get
+
+    con = connect()
+    con.execute(
+        "CREATE TABLE events AS SELECT * FROM (VALUES "
+        "('t', 1, 'inference', 100, 10, NULL), ('t', 2, 'tool_call', NULL, NULL, 400), "
+        "('t', 3, 'inference', 300, 10, NULL), ('t', 3, 'inference', 300, 10, NULL), "
+        "('t', 4, 'tool_call', NULL, NULL, 40), ('t', 5, 'inference', 500, 1, NULL)) "
+        "AS e(trace_path, line, event_type, input_tokens, output_tokens, output_bytes), "
+        "(SELECT NULL::BIGINT AS duration_ms)"
+    )
+    rows = con.sql(
+        "SELECT line, est_tokens, token_source, context_turns, context_tokens FROM ("
+        + get("context/waste").sql
+        + ") ORDER BY line, est_tokens"
+    ).fetchall()
+    # line 2, made by the inference of line 1 (100 in, 10 out): the next one has 300 in, so
+    # the call took 300 - 100 - 10 = 190 tokens; 3 of the 4 inferences come after it.
+    # Line 4 was made by line 3, which holds two inferences: the call pairs with each (two
+    # rows, as before). The first of them is followed by the second (300 - 300 - 10 < 0:
+    # estimated, 40 / 4 = 10 tokens), the second by line 5's (500 - 300 - 10 = 190 tokens,
+    # shared by the turn's 80 bytes: 190 * 40 / 80 = 95); 1 inference comes after it
+    assert rows == [(2, 190, "trace", 3, 570), (4, 10, "estimate", 1, 10), (4, 95, "trace", 1, 95)]

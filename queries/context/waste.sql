@@ -32,7 +32,11 @@ WITH timeline AS MATERIALIZED (
         -- the inference that made the call (same window as above: one sort for the three);
         -- RANGE: an inference and the calls it made may share a line (other agents' logs)
         max(CASE WHEN event_type = 'inference' THEN line END)
-            OVER (PARTITION BY trace_path ORDER BY line RANGE UNBOUNDED PRECEDING) AS made_by
+            OVER (PARTITION BY trace_path ORDER BY line RANGE UNBOUNDED PRECEDING) AS made_by,
+        -- the inferences numbered one by one (ROWS: two on one line get two numbers, in
+        -- either order, as a lead over them would take them)
+        count(*) FILTER (WHERE event_type = 'inference')
+            OVER (PARTITION BY trace_path ORDER BY line ROWS UNBOUNDED PRECEDING) AS inference_no
     FROM events
     WHERE event_type IN (
         'inference', 'tool_call', 'compaction', 'task_start', 'session_start', 'context_switch'
@@ -44,10 +48,10 @@ context_ends AS (
     FROM timeline
     GROUP BY ALL
 ),
--- the inferences, numbered in line order by `inferences_so_far` itself: the next one of
--- number n is number n + 1 (a join, not a second sort)
+-- the inferences in line order: the next one of number n is number n + 1 (a join, not a
+-- second sort)
 inferences AS (
-    SELECT trace_path, line, inferences_so_far AS number, context_no, input_tokens, output_tokens
+    SELECT trace_path, line, inference_no AS number, context_no, input_tokens, output_tokens
     FROM timeline
     WHERE event_type = 'inference'
 ),

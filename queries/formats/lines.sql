@@ -14,14 +14,22 @@ WITH asked AS (
     FROM unnest(getvariable('source_files')) AS u(f)
 ),
 files AS (
+    -- each file split once (queries/load/lines.sql)
     SELECT
-        b.filename AS trace_path,
-        a.format,
-        try(decode(b.content)) AS text,
-        CASE WHEN NOT ends_with(text, chr(10)) THEN len(string_split(text, chr(10))) END
-            AS last_piece
-    FROM read_files(getvariable('source_paths')) AS b
-    JOIN asked AS a ON a.trace_path = b.filename
+        trace_path,
+        format,
+        text,
+        pieces,
+        CASE WHEN NOT ends_with(text, chr(10)) THEN len(pieces) END AS last_piece
+    FROM (
+        SELECT
+            b.filename AS trace_path,
+            a.format,
+            try(decode(b.content)) AS text,
+            string_split(text, chr(10)) AS pieces
+        FROM read_files(getvariable('source_paths')) AS b
+        JOIN asked AS a ON a.trace_path = b.filename
+    )
 )
 SELECT trace_path, format, line, raw, coalesce(line = last_piece, false) AS final_piece
 FROM (
@@ -29,8 +37,8 @@ FROM (
         trace_path,
         format,
         last_piece,
-        unnest(string_split(text, chr(10))) AS raw,
-        generate_subscripts(string_split(text, chr(10)), 1) AS line
+        unnest(pieces) AS raw,
+        generate_subscripts(pieces, 1) AS line
     FROM files
     WHERE text IS NOT NULL
 )

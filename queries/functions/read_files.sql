@@ -8,14 +8,14 @@
 -- @column file_index BIGINT   Position of the file in `files`, from 0.
 -- @column filename   VARCHAR  The path, as given.
 -- @column content    BLOB     Its bytes.
-SELECT file_index, filename, content
+SELECT file_index::BIGINT AS file_index, filename, content
 FROM read_blob(files[1:len(files) // 4])
 UNION ALL
-SELECT len(files) // 4 + file_index, filename, content
+SELECT len(files) // 4 + file_index::BIGINT, filename, content
 FROM read_blob(files[len(files) // 4 + 1:len(files) // 2])
 UNION ALL
-SELECT len(files) // 2 + file_index, filename, content
+SELECT len(files) // 2 + file_index::BIGINT, filename, content
 FROM read_blob(files[len(files) // 2 + 1:len(files) * 3 // 4])
 UNION ALL
-SELECT len(files) * 3 // 4 + file_index, filename, content
+SELECT len(files) * 3 // 4 + file_index::BIGINT, filename, content
 FROM read_blob(files[len(files) * 3 // 4 + 1:len(files)])
