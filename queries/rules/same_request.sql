@@ -27,33 +27,42 @@
 -- @column metadata   BOOLEAN  Its name says it reads metadata (`stat`, `info`, `exists`, ...): no read of the content holds it (always false when the rule is off).
 -- @column first_line BIGINT   First line of the file the read returned, when known (NULL when the rule is off).
 -- @column last_line  BIGINT   Last line it returned; NULL with first_line: to the end.
-WITH requests AS (
+-- What a request is depends on its tool and input alone: it is worked out once for each
+-- distinct pair, then joined to the calls (reads of one file repeat their input: in the
+-- recorded sessions 420 of 1,599 are distinct).
+WITH calls AS (
+    SELECT trace_path, line, tool_name, input, output_bytes, result_whole, first_line, last_line
+    FROM tool_calls
+    WHERE resource IS NOT NULL
+),
+requests AS (
     SELECT
-        trace_path,
-        line,
         tool_name,
-        output_bytes,
-        result_whole,
-        first_line,
-        last_line,
+        input,
         CASE WHEN json_type(input) = 'OBJECT' THEN
             map_from_entries(list_filter(
                 map_entries(json_transform(input, '"MAP(VARCHAR, JSON)"')),
                 lambda e: lower(e.key) NOT IN ('path', 'file', 'file_path', 'filepath', 'filename')
             ))
         END AS rest
-    FROM tool_calls
-    WHERE resource IS NOT NULL
+    FROM (SELECT DISTINCT tool_name, input FROM calls)
 ),
 asked AS (
     SELECT
         *,
-        -- what the call asked beyond its resource: a byte cap it stayed below asks nothing
+        -- what the call asked beyond its resource: an operation name asks nothing, nor
+        -- does a byte cap the output stayed below (`caps`, compared for each call below)
         list_filter(map_keys(rest), lambda k: NOT (
             lower(k) IN ('operation', 'op', 'action', 'command')
-            OR (regexp_full_match(lower(k), 'max_?(bytes|size|length|chars)|(byte|size)_?limit')
-                AND TRY_CAST(rest[k]::VARCHAR AS BIGINT) > coalesce(output_bytes, 0))
+            OR regexp_full_match(lower(k), 'max_?(bytes|size|length|chars)|(byte|size)_?limit')
         )) AS extra,
+        list_transform(
+            list_filter(map_keys(rest), lambda k:
+                lower(k) NOT IN ('operation', 'op', 'action', 'command')
+                AND regexp_full_match(lower(k), 'max_?(bytes|size|length|chars)|(byte|size)_?limit')
+            ),
+            lambda k: TRY_CAST(rest[k]::VARCHAR AS BIGINT)
+        ) AS caps,
         -- the words of its operation (or tool) name: `readFile`, `fs_cat` -> read file, fs cat
         string_split(regexp_replace(lower(regexp_replace(
             coalesce(
@@ -71,6 +80,24 @@ asked AS (
             '([a-z0-9])([A-Z])', '\1_\2', 'g'
         )), '[^a-z0-9]+', ' ', 'g'), ' ') AS words
     FROM requests
+),
+judged AS (
+    SELECT
+        c.trace_path,
+        c.line,
+        c.result_whole,
+        c.first_line,
+        c.last_line,
+        a.tool_name,
+        a.rest,
+        a.words,
+        -- a byte cap the output reached (or a cap that is no number) asks for more
+        coalesce(len(a.extra), 0)
+            + coalesce(len(list_filter(a.caps, lambda cap: cap <= coalesce(c.output_bytes, 0))), 0)
+            AS extra_count
+    FROM calls AS c
+    JOIN asked AS a
+        ON a.tool_name IS NOT DISTINCT FROM c.tool_name AND a.input IS NOT DISTINCT FROM c.input
 )
 SELECT
     trace_path,
@@ -81,7 +108,7 @@ SELECT
     NOT (SELECT enabled FROM context_rules WHERE name = 'same_request')
         -- what the log says the call returned (the whole file, or not) wins
         OR coalesce(result_whole, (
-            coalesce(len(extra), 0) = 0
+            extra_count = 0
             AND list_has_any(words, ['read', 'cat', 'view', 'open', 'get', 'show', 'load',
                 'fetch', 'dump', 'display', 'print', 'content', 'contents'])
             AND NOT list_has_any(words, ['stat', 'stats', 'info', 'metadata', 'meta', 'exists',
@@ -89,11 +116,11 @@ SELECT
                 'count', 'list', 'ls', 'dir', 'tree', 'search', 'find', 'grep', 'glob', 'head',
                 'tail', 'range', 'lines', 'symbols', 'outline', 'diff'])
         )) AS whole,
-    coalesce(len(extra), 0) = 0 AS asks_nothing_else,
+    extra_count = 0 AS asks_nothing_else,
     coalesce((SELECT enabled FROM context_rules WHERE name = 'same_request'), false)
         AND list_has_any(words, ['stat', 'stats', 'info', 'metadata', 'meta', 'exists', 'exist',
             'size', 'mtime', 'perms', 'permissions', 'owner']) AS metadata,
     CASE WHEN (SELECT enabled FROM context_rules WHERE name = 'same_request') THEN first_line END
         AS first_line,
     last_line
-FROM asked
+FROM judged
