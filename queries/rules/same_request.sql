@@ -91,7 +91,7 @@ judged AS (
         a.tool_name,
         a.rest,
         a.words,
-        -- a byte cap the output reached (or a cap that is no number) asks for more
+        -- a byte cap the output reached asks for more (one that is no number asks nothing)
         coalesce(len(a.extra), 0)
             + coalesce(len(list_filter(a.caps, lambda cap: cap <= coalesce(c.output_bytes, 0))), 0)
             AS extra_count
