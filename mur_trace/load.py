@@ -58,6 +58,7 @@ MACROS: dict[str, tuple[str, str]] = {
 #: Table macros: name -> (parameters, query name).
 TABLE_MACROS: dict[str, tuple[str, str]] = {
     "read_files": ("files", "functions/read_files"),
+    "file_lines": ("files", "functions/file_lines"),
 }
 
 #: Relation name -> query name. Each is created when first needed, after what it uses

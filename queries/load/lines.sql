@@ -33,51 +33,19 @@
 -- @column changed_paths VARCHAR[] Files a call changed besides its resource (NULL here; a Codex patch).
 -- @column first_line   BIGINT   First line of its file a read returned (NULL here: unknown).
 -- @column last_line    BIGINT   Last line it returned (NULL: to the end, or unknown).
-WITH files AS (
-    -- read in parallel (queries/functions/read_files.sql) and split once
-    SELECT
-        trace_path,
-        pieces,
-        -- with no newline at the end, the number of the last piece (maybe a torn write)
-        CASE WHEN NOT ends_with(text, chr(10)) THEN len(pieces) END AS last_piece,
-        text IS NULL AS not_utf8
-    FROM (
-        SELECT trace_path, text, coalesce(string_split(text, chr(10)), [NULL]) AS pieces
-        FROM (
-            SELECT filename AS trace_path, try(decode(content)) AS text
-            FROM read_files(getvariable('readable_files'))
-        )
-    )
-),
-split AS MATERIALIZED (
-    -- unnest and generate_subscripts in one select list walk the list in lockstep (and
-    -- run far faster than a lateral UNNEST ... WITH ORDINALITY). Materialised, so that the
-    -- parse below runs in parallel over chunks of lines, not over chunks of 2,048 files
-    -- (a batch of 2,500 files made one thread parse 2,048 of them). A file that is not
-    -- UTF-8 keeps one row, `not_utf8`, for its trace's problem below: reading the files
-    -- a second time for it cost a tenth of this query's CPU time
-    SELECT *
-    FROM (
-        SELECT
-            trace_path,
-            unnest(pieces) AS raw,
-            generate_subscripts(pieces, 1) AS line,
-            last_piece,
-            not_utf8
-        FROM files
-    )
-    -- a blank line holds only spaces, tabs and carriage returns (all below '!'); trimming
-    -- every line costs more than parsing it, so only lines that start below '!' (strings
-    -- compare bytewise) are trimmed
-    WHERE not_utf8
-        OR CASE WHEN raw >= '!' THEN true ELSE trim(raw, ' ' || chr(9) || chr(13)) <> '' END
+WITH split AS MATERIALIZED (
+    -- split as every reader splits (queries/functions/file_lines.sql); materialised, so
+    -- that the parse below runs in parallel over chunks of lines, not over chunks of
+    -- 2,048 files (a batch of 2,500 files made one thread parse 2,048 of them)
+    SELECT trace_path, line, raw, final_piece, not_utf8
+    FROM file_lines(getvariable('readable_files'))
 ),
 parsed AS (
     SELECT
         trace_path,
         line,
         -- the last piece of a file with no newline at its end
-        coalesce(line = last_piece, false) AS final_piece,
+        final_piece,
         raw,
         try(json_transform(raw, '{
             "event_type": "VARCHAR", "session_id": "VARCHAR", "timestamp": "BIGINT",

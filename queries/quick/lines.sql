@@ -3,7 +3,8 @@
 -- the text of the tool calls.
 --
 -- Reads the files named by the variable `quick_files` (SET VARIABLE), split at newlines as
--- queries/load/lines.sql splits them (blank lines keep their numbers and are left out).
+-- every reader splits them (queries/functions/file_lines.sql: blank lines keep their
+-- numbers and are left out).
 -- Every line is parsed once to validate it (json_valid). A line whose text starts with
 -- `{"event_type":"tool_call"` is a tool call (its first key decides: a JSON reader takes
 -- the first of duplicate keys); one that starts with `{"event_type":"` and a string with no
@@ -18,17 +19,10 @@
 -- @column named_session BOOLEAN  For a tool call: it names its session (`session_id` a string); NULL for other lines.
 -- @column raw        VARCHAR  The line as written, for tool calls; NULL for other lines.
 WITH split AS MATERIALIZED (
-    SELECT *
-    FROM (
-        -- one split per file; unnest and generate_subscripts walk the list in lockstep
-        SELECT file_index, unnest(pieces) AS raw, generate_subscripts(pieces, 1) AS line
-        FROM (
-            SELECT file_index::BIGINT AS file_index, string_split(try(decode(content)), chr(10)) AS pieces
-            FROM read_blob(getvariable('quick_files'))
-        )
-    )
-    -- a blank line holds only spaces, tabs and carriage returns (all below '!')
-    WHERE CASE WHEN raw >= '!' THEN true ELSE trim(raw, ' ' || chr(9) || chr(13)) <> '' END
+    -- split as every reader splits (queries/functions/file_lines.sql): a file that is not
+    -- UTF-8 keeps one line whose text is NULL, which is not `readable`
+    SELECT file_index, line, raw
+    FROM file_lines(getvariable('quick_files'))
 ),
 parsed AS (
     SELECT
