@@ -12,8 +12,10 @@ stderr `files=… events=… found=…` (`found`: what the reader counts, below)
   line validated and numbered (ordinality is the line number only in files without blank
   lines), no field read (`found`: the last ordinality).
 - `lines`: what `redundant --policy reference` reads with (queries/quick/lines.sql):
-  `read_blob`, each file split at newlines with the line numbers, blank lines left out,
-  every line validated (`json_valid`), no field read (`found`: valid lines).
+  `read_blob`, each file split at newlines with the line numbers, blank lines left out
+  (its own copy of queries/functions/file_lines.sql's split, read by one `read_blob`
+  instead of four, which the quick reading neither gains nor loses by), every line
+  validated (`json_valid`), no field read (`found`: valid lines).
 - `checked`: `lines`, and every line scanned for a field of the wrong type
   (queries/functions/may_have_wrong_types.sql), as loading must to keep its E-TRC-001:
   the floor of any reader that keeps loading's contract, before any field is read
@@ -58,7 +60,7 @@ COLUMNS = {
     "output_bytes": "BIGINT",
 }
 
-# split as queries/quick/lines.sql splits: materialised, so that what follows runs in
+# split as queries/functions/file_lines.sql splits: materialised, so that what follows runs in
 # parallel over lines (read_blob hands a thread 2,048 files at a time)
 SPLIT = """
     split AS MATERIALIZED (
