@@ -81,6 +81,25 @@ asked AS (
         )), '[^a-z0-9]+', ' ', 'g'), ' ') AS words
     FROM requests
 ),
+-- what depends on the request alone, once for each distinct one
+described AS (
+    SELECT
+        tool_name,
+        input,
+        rest,
+        extra,
+        caps,
+        coalesce(tool_name, '') || ' ' || coalesce(to_json(rest)::VARCHAR, '{}') AS request_text,
+        list_has_any(words, ['read', 'cat', 'view', 'open', 'get', 'show', 'load',
+                'fetch', 'dump', 'display', 'print', 'content', 'contents'])
+            AND NOT list_has_any(words, ['stat', 'stats', 'info', 'metadata', 'meta', 'exists',
+                'exist', 'size', 'mtime', 'perms', 'permissions', 'owner', 'hash', 'checksum',
+                'count', 'list', 'ls', 'dir', 'tree', 'search', 'find', 'grep', 'glob', 'head',
+                'tail', 'range', 'lines', 'symbols', 'outline', 'diff']) AS reads_content,
+        list_has_any(words, ['stat', 'stats', 'info', 'metadata', 'meta', 'exists', 'exist',
+            'size', 'mtime', 'perms', 'permissions', 'owner']) AS reads_metadata
+    FROM asked
+),
 judged AS (
     SELECT
         c.trace_path,
@@ -88,38 +107,28 @@ judged AS (
         c.result_whole,
         c.first_line,
         c.last_line,
-        a.tool_name,
-        a.rest,
-        a.words,
+        a.request_text,
+        a.reads_content,
+        a.reads_metadata,
         -- a byte cap the output reached asks for more (one that is no number asks nothing)
         coalesce(len(a.extra), 0)
             + coalesce(len(list_filter(a.caps, lambda cap: cap <= coalesce(c.output_bytes, 0))), 0)
             AS extra_count
     FROM calls AS c
-    JOIN asked AS a
+    JOIN described AS a
         ON a.tool_name IS NOT DISTINCT FROM c.tool_name AND a.input IS NOT DISTINCT FROM c.input
 )
 SELECT
     trace_path,
     line,
-    CASE WHEN (SELECT enabled FROM context_rules WHERE name = 'same_request')
-        THEN coalesce(tool_name, '') || ' ' || coalesce(to_json(rest)::VARCHAR, '{}')
-    END AS request,
+    CASE WHEN (SELECT enabled FROM context_rules WHERE name = 'same_request') THEN request_text END
+        AS request,
     NOT (SELECT enabled FROM context_rules WHERE name = 'same_request')
         -- what the log says the call returned (the whole file, or not) wins
-        OR coalesce(result_whole, (
-            extra_count = 0
-            AND list_has_any(words, ['read', 'cat', 'view', 'open', 'get', 'show', 'load',
-                'fetch', 'dump', 'display', 'print', 'content', 'contents'])
-            AND NOT list_has_any(words, ['stat', 'stats', 'info', 'metadata', 'meta', 'exists',
-                'exist', 'size', 'mtime', 'perms', 'permissions', 'owner', 'hash', 'checksum',
-                'count', 'list', 'ls', 'dir', 'tree', 'search', 'find', 'grep', 'glob', 'head',
-                'tail', 'range', 'lines', 'symbols', 'outline', 'diff'])
-        )) AS whole,
+        OR coalesce(result_whole, extra_count = 0 AND reads_content) AS whole,
     extra_count = 0 AS asks_nothing_else,
     coalesce((SELECT enabled FROM context_rules WHERE name = 'same_request'), false)
-        AND list_has_any(words, ['stat', 'stats', 'info', 'metadata', 'meta', 'exists', 'exist',
-            'size', 'mtime', 'perms', 'permissions', 'owner']) AS metadata,
+        AND reads_metadata AS metadata,
     CASE WHEN (SELECT enabled FROM context_rules WHERE name = 'same_request') THEN first_line END
         AS first_line,
     last_line
