@@ -31,19 +31,19 @@
 -- @column last_line       BIGINT   Last line it returned (NULL with first_line: to the end of the file).
 WITH candidates AS (
     SELECT
-        *,
+        input,
         CASE WHEN json_type(input) = 'OBJECT' THEN
             list_filter(
                 json_keys(input),
                 lambda k: lower(k) IN ('path', 'file', 'file_path', 'filepath', 'filename')
             )
         END AS path_keys
-    FROM events
-    WHERE event_type = 'tool_call'
+    -- the guess depends on the input alone: made once for each distinct input
+    FROM (SELECT DISTINCT input FROM events WHERE event_type = 'tool_call')
 ),
-calls AS (
+guesses AS (
     SELECT
-        *,
+        input,
         CASE
             WHEN len(path_keys) = 0 THEN NULL
             -- the usual case, every candidate key lower-case and written once: read the
@@ -84,6 +84,12 @@ calls AS (
             }') END AS fields
         FROM candidates
     )
+),
+calls AS (
+    SELECT e.*, g.guessed_path
+    FROM events AS e
+    LEFT JOIN guesses AS g ON g.input IS NOT DISTINCT FROM e.input
+    WHERE e.event_type = 'tool_call'
 )
 SELECT
     trace_path,

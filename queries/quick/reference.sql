@@ -38,7 +38,8 @@ WITH fields AS (
     JOIN quick_traces AS t USING (file_index)
     WHERE l.tool_call AND t.quick
 ),
-candidates AS (
+-- materialised: read twice, for the distinct inputs and for the calls
+candidates AS MATERIALIZED (
     SELECT
         file_index,
         line,
@@ -53,21 +54,15 @@ candidates AS (
         -- CPU time against a JSON value parsed again)
         ev.state_effect,
         CASE WHEN starts_with(ev.resource_id, '"') THEN ev.resource_id ->> '$' END
-            AS resource_id,
-        CASE WHEN starts_with(ev.input, '{') THEN
-            list_filter(
-                json_keys(ev.input),
-                lambda k: lower(k) IN ('path', 'file', 'file_path', 'filepath', 'filename')
-            )
-        END AS path_keys
+            AS resource_id
     FROM fields
 ),
--- materialised: the resource would be resolved twice, for the filter below and for the row
-calls AS MATERIALIZED (
+-- the path guess depends on the input alone: made once for each distinct input (reads of
+-- one file repeat their input)
+guesses AS (
     SELECT
-        *,
+        input,
         CASE
-            WHEN resource_id <> '' THEN resource_id
             WHEN len(path_keys) = 0 THEN NULL
             -- every candidate key lower-case and written once: the five fields, in order
             -- (one key, the usual case, needs no list_distinct: a tenth of this query)
@@ -95,17 +90,35 @@ calls AS MATERIALIZED (
                 ),
                 lambda c: c.priority IS NOT NULL AND json_type(c.value) = 'VARCHAR'
             ))[1].value ->> '$'
-        END AS resource,
-        CASE WHEN resource_id <> '' THEN 'declared' ELSE 'path_field' END AS resource_source
+        END AS guessed_path
     FROM (
         SELECT
             *,
-            CASE WHEN len(path_keys) > 0 AND coalesce(resource_id, '') = '' THEN json_transform(input, '{
+            CASE WHEN len(path_keys) > 0 THEN json_transform(input, '{
                 "path": "JSON", "file": "JSON", "file_path": "JSON", "filepath": "JSON",
                 "filename": "JSON"
             }') END AS path
-        FROM candidates
+        FROM (
+            SELECT
+                input,
+                CASE WHEN starts_with(input, '{') THEN
+                    list_filter(
+                        json_keys(input),
+                        lambda k: lower(k) IN ('path', 'file', 'file_path', 'filepath', 'filename')
+                    )
+                END AS path_keys
+            FROM (SELECT DISTINCT input FROM candidates)
+        )
     )
+),
+-- materialised: the resource would be resolved twice, for the filter below and for the row
+calls AS MATERIALIZED (
+    SELECT
+        c.*,
+        CASE WHEN c.resource_id <> '' THEN c.resource_id ELSE g.guessed_path END AS resource,
+        CASE WHEN c.resource_id <> '' THEN 'declared' ELSE 'path_field' END AS resource_source
+    FROM candidates AS c
+    LEFT JOIN guesses AS g ON g.input IS NOT DISTINCT FROM c.input
 ),
 history AS (
     SELECT
