@@ -140,30 +140,35 @@ shell AS (
         AND state_effect IS NULL
         AND status IS DISTINCT FROM 'error'
 ),
--- a script (run by an interpreter, or by nothing named) is split into simple commands;
--- another binary ran once, with its argument list
+-- what a command says depends on its program and text alone: it is split and read once
+-- for each distinct pair (commands repeat: in the recorded sessions 470 of 1,617 are
+-- distinct), then joined to the shell events that ran it (`ran`)
+scripts AS (
+    SELECT DISTINCT program AS script_program, command AS script
+    FROM shell
+),
 -- a script (run by an interpreter, or by nothing named) is split into pipelines, and those
 -- into commands; another binary ran once, with its argument list
 pipelines AS (
-    SELECT
-        s.trace_path, s.line, s.call_line, s.exit_code, s.stdout_bytes, s.cwd, s.known,
-        p.pipeline, p.n
-    FROM shell AS s,
+    SELECT s.script_program, s.script, p.pipeline, p.n
+    FROM scripts AS s,
         unnest(regexp_extract_all(
             -- here-document bodies are data, not commands; `||` is set apart from `|`
             replace(regexp_replace(
-                s.command,
+                s.script,
                 '(<<-?\s*[''"]?(EOF|EOT|END|EOL|PY|PYEOF|SH|SCRIPT|CODE|DATA|TEXT|HEREDOC|MD|JSON|YAML|CONTENT|PATCH|DIFF)[''"]?[^\n]*)\n(?s:.*?)\n[ \t]*(EOF|EOT|END|EOL|PY|PYEOF|SH|SCRIPT|CODE|DATA|TEXT|HEREDOC|MD|JSON|YAML|CONTENT|PATCH|DIFF)([ \t]*\n|[ \t]*$)',
                 '\1' || chr(10),
                 'g'
             ), '||', chr(1)),
             '(?:''[^'']*''?|"(?:[^"\\]|\\(?s:.))*"?|\\(?s:.)|&[0-9>-]|[^''"\\;\n&\x01])+'
         )) WITH ORDINALITY AS p(pipeline, n)
-    WHERE s.program = '' OR s.program IN ('bash', 'sh', 'zsh', 'fish', 'dash', 'ksh')
+    WHERE s.script_program = ''
+        OR s.script_program IN ('bash', 'sh', 'zsh', 'fish', 'dash', 'ksh')
 ),
 segments AS (
     SELECT
-        p.trace_path, p.line, p.call_line, p.exit_code, p.stdout_bytes, p.cwd, p.known,
+        p.script_program,
+        p.script,
         p.n * 1000 + c.k AS seq,
         trim(c.segment) AS segment,
         trim(p.pipeline) AS pipeline,
@@ -177,13 +182,16 @@ segments AS (
         )) WITH ORDINALITY AS c(segment, k)
     UNION ALL
     SELECT
-        trace_path, line, call_line, exit_code, stdout_bytes, cwd, known, 1,
-        program || ' ' || command,
-        program || ' ' || command,
+        script_program,
+        script,
+        1,
+        script_program || ' ' || script,
+        script_program || ' ' || script,
         false,
         false
-    FROM shell
-    WHERE program <> '' AND program NOT IN ('bash', 'sh', 'zsh', 'fish', 'dash', 'ksh')
+    FROM scripts
+    WHERE script_program <> ''
+        AND script_program NOT IN ('bash', 'sh', 'zsh', 'fish', 'dash', 'ksh')
 ),
 parsed AS (
     SELECT
@@ -236,35 +244,18 @@ commands AS (
         ), true), len(all_tokens) + 1):] AS tokens
     FROM unquoted
 ),
--- `cd DIR` in a script moves the relative paths of the commands after it; after a `cd`
--- that cannot be followed (`cd`, `cd -`, `cd ~`, `cd $X`), paths are unknown
-moves AS (
+-- the words of each command: its program, arguments and operands; how many commands its
+-- script holds; and the `cd DIR`s before it in the script, which move its relative paths
+-- (after a `cd` that cannot be followed, `cd`, `cd -`, `cd ~`, `cd $X`, they are unknown:
+-- `located`)
+worded AS (
     SELECT
         *,
         list(CASE WHEN tokens[1] IN ('cd', 'pushd') THEN coalesce(tokens[2], '~') END) OVER (
-            PARTITION BY trace_path, line ORDER BY seq
+            PARTITION BY script_program, script ORDER BY seq
             ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING
-        ) AS dirs
-    FROM commands
-    WHERE len(tokens) > 0
-),
-located AS (
-    SELECT
-        *,
-        list_reduce(
-            -- from where the log says the command ran (other agents' logs), else as written
-            [coalesce(cwd, '.')] || list_filter(coalesce(dirs, []), lambda d: d IS NOT NULL),
-            lambda here, d: CASE
-                WHEN here IS NULL OR regexp_matches(d, '^[~-]$|^~/|[$`*?]') THEN NULL
-                WHEN starts_with(d, '/') THEN d
-                ELSE here || '/' || d
-            END
-        ) AS here
-    FROM moves
-),
-words AS (
-    SELECT
-        *,
+        ) AS dirs,
+        count(*) OVER (PARTITION BY script_program, script) AS script_commands,
         regexp_extract(tokens[1], '[^/]+$') AS program,
         tokens[2:] AS args,
         list_filter(tokens[2:], lambda t: NOT starts_with(t, '-')) AS operands,
@@ -292,7 +283,31 @@ words AS (
                 starts_with(t, '-') OR t IN ('(', '!', '\(')), true)],
             lambda t: NOT starts_with(t, '-') AND t NOT IN ('(', '!', '\(')
         ) AS roots
-    FROM located
+    FROM commands
+    WHERE len(tokens) > 0
+),
+-- each command of each shell event (a line holds at most one shell event)
+ran AS (
+    SELECT
+        s.trace_path, s.line, s.call_line, s.exit_code, s.stdout_bytes, s.cwd, s.known,
+        w.* EXCLUDE (script_program, script)
+    FROM shell AS s
+    JOIN worded AS w
+        ON w.script_program IS NOT DISTINCT FROM s.program AND w.script = s.command
+),
+located AS (
+    SELECT
+        *,
+        list_reduce(
+            -- from where the log says the command ran (other agents' logs), else as written
+            [coalesce(cwd, '.')] || list_filter(coalesce(dirs, []), lambda d: d IS NOT NULL),
+            lambda here, d: CASE
+                WHEN here IS NULL OR regexp_matches(d, '^[~-]$|^~/|[$`*?]') THEN NULL
+                WHEN starts_with(d, '/') THEN d
+                ELSE here || '/' || d
+            END
+        ) AS here
+    FROM ran
 ),
 classified AS (
     SELECT
@@ -301,7 +316,7 @@ classified AS (
             WHEN program IN ('cd', 'pushd', 'popd') THEN 'none'
             -- a git command that failed, run alone, changed nothing (git's changes are whole)
             WHEN program = 'git' AND coalesce(exit_code, 0) <> 0 AND known
-                AND count(*) OVER (PARTITION BY trace_path, line) = 1
+                AND script_commands = 1
                 THEN 'none'
             WHEN program IN ('cat', 'bat', 'batcat', 'less', 'more', 'nl', 'tac') THEN 'read_whole'
             WHEN program IN ('head', 'tail', 'wc', 'sort', 'uniq', 'cut', 'diff', 'cmp', 'comm',
@@ -387,7 +402,7 @@ classified AS (
                 'shopt', 'trap', 'umask', 'ulimit', 'hash', 'command') THEN 'none'
             ELSE 'mutate_all'
         END AS class
-    FROM words
+    FROM located
 ),
 effects AS (
     SELECT
