@@ -233,3 +233,47 @@ def test_waste_pairs_each_inference_with_the_next_even_on_a_shared_line() -> Non
     # estimated, 40 / 4 = 10 tokens), the second by line 5's (500 - 300 - 10 = 190 tokens,
     # shared by the turn's 80 bytes: 190 * 40 / 80 = 95); 1 inference comes after it
     assert rows == [(2, 190, "trace", 3, 570), (4, 10, "estimate", 1, 10), (4, 95, "trace", 1, 95)]
+
+
+def test_one_command_run_in_several_places_is_read_in_each() -> None:
+    """Shell inference reads each distinct command once: what it did still depends on the
+    event that ran it (where it ran, whether it failed)."""
+    from mur_trace.load import connect, create_macros, create_settings
+    from mur_trace.queries import get
+
+    con = connect()
+    create_macros(con)
+    create_settings(con)
+    con.execute(
+        "CREATE TABLE events (trace_path VARCHAR, line BIGINT, event_type VARCHAR, "
+        "tool_name VARCHAR, input JSON, state_effect VARCHAR, status VARCHAR, "
+        '"binary" VARCHAR, command VARCHAR, exit_code BIGINT, stdout_bytes BIGINT, '
+        "stderr_bytes BIGINT, cwd VARCHAR)"
+    )
+    script = "cd src && cat x.rs"
+    runs = [("a", 2, "bash", script, 0, "/w1"), ("b", 2, "bash", script, 0, "/w2")]
+    runs += [("d", 2, "bash", script, 0, None)]
+    runs += [("c", 2, "git", "commit -m x", 1, None), ("c", 4, "git", "commit -m x", 0, None)]
+    for trace, line, tool, command, code, cwd in runs:
+        con.execute(
+            "INSERT INTO events (trace_path, line, event_type, tool_name, input) "
+            "VALUES (?, ?, 'tool_call', ?, ?)",
+            [trace, line - 1, tool, json.dumps({"command": command})],
+        )
+        con.execute(
+            'INSERT INTO events (trace_path, line, event_type, "binary", command, exit_code, '
+            "stdout_bytes, stderr_bytes, cwd) VALUES (?, ?, 'shell', ?, ?, ?, 10, 0, ?)",
+            [trace, line, f"/usr/bin/{tool}", command, code, cwd],
+        )
+    found = con.sql(
+        "SELECT trace_path, line, seq, call_line, kind, identity, whole, request, observed "
+        f"FROM ({get('rules/shell_inference').sql}) ORDER BY trace_path, line, seq"
+    ).fetchall()
+    # `cat x.rs` after `cd src`, from where each ran (none known: as written); the failed
+    # `git commit`, run alone, changed nothing; the one that succeeded changed the repository
+    assert found == [
+        ("a", 2, 1, 1, "read", "/w1/src/x.rs", True, None, True),
+        ("b", 2, 1, 1, "read", "/w2/src/x.rs", True, None, True),
+        ("c", 4, 1, 3, "mutate", ".git", False, None, True),
+        ("d", 2, 1, 1, "read", "src/x.rs", True, None, True),
+    ]
