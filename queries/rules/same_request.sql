@@ -86,7 +86,6 @@ described AS (
     SELECT
         tool_name,
         input,
-        rest,
         extra,
         caps,
         coalesce(tool_name, '') || ' ' || coalesce(to_json(rest)::VARCHAR, '{}') AS request_text,
