@@ -124,6 +124,12 @@ def group(row: dict) -> str:
     return " ".join(words)
 
 
+def ranked(counts: Counter[str], most: int | None = None) -> list[tuple[str, int]]:
+    """The `most` commonest of `counts`, ties by name: the same lines on every run (a
+    Counter's own ties follow the order things were counted in, which a set's order sets)."""
+    return sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:most]
+
+
 def calls_between(corpus: Corpus, key: Key, prior: int | None) -> list[str]:
     """The calls and resets between an earlier read and this one, as written in the trace:
     `TOOL read` for a reading call, `TOOL WORD` (first word of its command or operation) for
@@ -182,7 +188,7 @@ def mistakes(corpus: Corpus, explain: bool) -> None:
         rule = found[key].get("rule")
         label = f"not a read ({found[key]['tool_name']})" if row is None else group(row)
         fp_groups[f"{label}  [rule {rule}]"] += 1
-    for label, count in fp_groups.most_common():
+    for label, count in ranked(fp_groups):
         print(f"  {count:>5}  {label}")
     print(f"\nfalse negatives: {len(false_neg)} (truly redundant, not flagged)")
     print("  (earlier tool -> this tool; then what lay between the two, counted once per miss)")
@@ -194,9 +200,9 @@ def mistakes(corpus: Corpus, explain: bool) -> None:
         seen = set(calls_between(corpus, key, row.get("prior_line")))
         fn_between[group(row)].update(seen or {"nothing"})
     for label, tools in sorted(fn_groups.items(), key=lambda kv: -sum(kv[1].values())):
-        pairs = ", ".join(f"{pair} {n}" for pair, n in tools.most_common(3))
+        pairs = ", ".join(f"{pair} {n}" for pair, n in ranked(tools, 3))
         print(f"  {sum(tools.values()):>5}  {label:<38} {pairs}")
-        common = ", ".join(f"{what} {n}" for what, n in fn_between[label].most_common(5))
+        common = ", ".join(f"{what} {n}" for what, n in ranked(fn_between[label], 5))
         print(f"         between: {common}")
     hidden = [k for k in truth if corpus.rows[k].get("between") in BYTES_ONLY]
     told = len([k for k in hidden if k in found])
