@@ -12,10 +12,9 @@ stderr `files=… events=… found=…` (`found`: what the reader counts, below)
   line validated and numbered (ordinality is the line number only in files without blank
   lines), no field read (`found`: the last ordinality).
 - `lines`: what `redundant --policy reference` reads with (queries/quick/lines.sql):
-  `read_blob`, each file split at newlines with the line numbers, blank lines left out
-  (its own copy of queries/functions/file_lines.sql's split, read by one `read_blob`
-  instead of four, which the quick reading neither gains nor loses by), every line
-  validated (`json_valid`), no field read (`found`: valid lines).
+  the files read and split at newlines with the line numbers, blank lines left out, by
+  the split every reader uses (queries/functions/file_lines.sql), every line validated
+  (`json_valid`), no field read (`found`: valid lines).
 - `checked`: `lines`, and every line scanned for a field of the wrong type
   (queries/functions/may_have_wrong_types.sql), as loading must to keep its E-TRC-001:
   the floor of any reader that keeps loading's contract, before any field is read
@@ -48,6 +47,7 @@ from pathlib import Path
 import duckdb
 
 from mur_trace import queries
+from mur_trace.load import create_macros
 
 COLUMNS = {
     "event_type": "VARCHAR",
@@ -60,17 +60,19 @@ COLUMNS = {
     "output_bytes": "BIGINT",
 }
 
-# split as queries/functions/file_lines.sql splits: materialised, so that what follows runs in
-# parallel over lines (read_blob hands a thread 2,048 files at a time)
+# the split every reader of mur-trace uses (queries/functions/file_lines.sql), materialised
+# as they materialise it, so that what follows runs in parallel over lines
 SPLIT = """
+    split AS MATERIALIZED (
+        SELECT file_index, line, raw FROM file_lines(getvariable('files'))
+    )"""
+# the same split of the texts of a `files` CTE, for `structured`, which reads those texts too
+SPLIT_OF_TEXTS = """
     split AS MATERIALIZED (
         SELECT *
         FROM (
             SELECT file_index, unnest(pieces) AS raw, generate_subscripts(pieces, 1) AS line
-            FROM (
-                SELECT file_index, string_split(try(decode(content)), chr(10)) AS pieces
-                FROM read_blob($files)
-            )
+            FROM (SELECT file_index, string_split(text, chr(10)) AS pieces FROM files)
         )
         WHERE CASE WHEN raw >= '!' THEN true ELSE trim(raw, ' ' || chr(9) || chr(13)) <> '' END
     )"""
@@ -79,13 +81,6 @@ CHECKED_FIELDS = duckdb.sql("SELECT " + queries.get("functions/checked_fields").
 ]
 #: json_transform's spec of the checked fields, each as JSON
 CHECKED_AS_JSON = "{" + ", ".join(f'"{field}": "JSON"' for field in CHECKED_FIELDS) + "}"
-
-
-def _from_files(split: str) -> str:
-    """The split, of the texts of a `files` CTE instead of read_blob's."""
-    done = split.replace("try(decode(content))", "text").replace("read_blob($files)", "files")
-    assert done.count("FROM files") == 1 and "decode" not in done
-    return done
 
 
 def over_lines(found: str, source: str = "split", ctes: str = "") -> str:
@@ -135,7 +130,7 @@ QUERIES = {
     # the third column validates every line, as `lines` does
     "structured": (
         "WITH files AS MATERIALIZED (SELECT file_index, try(decode(content)) AS text "
-        f"FROM read_blob($files)), {_from_files(SPLIT)} "
+        f"FROM read_files(getvariable('files'))), {SPLIT_OF_TEXTS} "
         "SELECT (SELECT count(*) FROM split), "
         "count(try(json_structure('[' || replace(text, chr(10), ',') || ']'))), "
         "(SELECT count(*) FILTER (json_valid(raw)) FROM split) FROM files"
@@ -151,8 +146,10 @@ def main() -> None:
     files = sorted(str(p) for p in args.workdir.glob("ses_*/trace.jsonl"))
     con = duckdb.connect()
     con.execute("SET preserve_insertion_order = false")
+    create_macros(con)  # file_lines and read_files, which the readers of mur-trace use
+    con.execute("SET VARIABLE files = $files::VARCHAR[]", {"files": files})
     query = QUERIES[args.reader]
-    params = {"files": files}
+    params = {"files": files} if "$files" in query else {}
     params |= {"columns": COLUMNS} if args.reader == "columns" else {}
     params |= {"spec": CHECKED_AS_JSON} if "$spec" in query else {}
     (events, found, *_) = con.execute(query, params).fetchall()[0]
