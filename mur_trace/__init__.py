@@ -31,6 +31,7 @@ from .load import (
     drop_loaded,
     load_tool_calls,
     load_traces,
+    plain,
     quick_findings,
     skipped_traces,
     trace_warnings,
@@ -190,6 +191,7 @@ def run_in_batches(
 
     def keep(kept: dict[str, duckdb.DuckDBPyRelation]) -> None:
         for name, relation in kept.items():
+            relation = plain(relation)  # a table outlives the batch's type of paths
             if name in made:
                 relation.insert_into(name)
             else:

@@ -41,6 +41,7 @@ from .load import (
     connect,
     file_problem,
     load_traces,
+    plain,
     trace_warnings,
 )
 from .sessions import discover, trace_key
@@ -235,7 +236,7 @@ STORED = {
 def _hand_over(rel: duckdb.DuckDBPyRelation, directory: str, table: str) -> str:
     """A relation of the in-memory load as a Parquet file the catalog reads."""
     path = os.path.join(directory, f"{table}.parquet")
-    rel.to_parquet(path)
+    plain(rel).to_parquet(path)
     return path
 
 

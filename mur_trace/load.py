@@ -299,8 +299,15 @@ class Relations:
             self.ensure(name)
 
     def view(self, name: str) -> duckdb.DuckDBPyRelation:
+        """The relation `name`, created first if need be, with its paths as text (`plain`:
+        here in its SQL, which costs nothing, where `plain`'s projection cost 1.5 ms)."""
         self.ensure(name)
-        return self.con.view(name)
+        query = {**VIEWS, **MATERIALISED}.get(
+            findings_view(self.policy) if name == ACTIVE_FINDINGS else name
+        )
+        if query is None or "trace_path" not in [c.name for c in queries.get(query).columns]:
+            return self.con.view(name)
+        return self.con.sql(f"SELECT * REPLACE (trace_path::VARCHAR AS trace_path) FROM {name}")
 
     def use_policy(self, policy: str) -> None:
         """Point `redundant_calls`, which the metric views count, at a policy's findings."""
@@ -359,12 +366,69 @@ def materialise(con: duckdb.DuckDBPyConnection, name: str, sql: str) -> None:
 
 
 def drop_loaded(con: duckdb.DuckDBPyConnection) -> None:
-    """Drop the events of the last load and the relations materialised from them."""
-    for table in ("events", "quick_lines", "quick_traces"):
+    """Drop the tables of the last load (its events and traces, or what the quick reading
+    read), the relations materialised from them and the type of their paths."""
+    for table in ("events", "traces", "quick_lines", "quick_traces"):
         con.execute(f"DROP TABLE IF EXISTS {table}")
     for name in MATERIALISED:
         con.execute(f"DROP VIEW IF EXISTS {name}")
         con.execute(f"DROP TABLE IF EXISTS {name}_rows")
+    # a table of the caller's own may still hold values of one: it stays, and the next
+    # load makes another
+    for name in _trace_path_types(con):
+        with contextlib.suppress(duckdb.DependencyException):
+            con.execute(f"DROP TYPE IF EXISTS {name}")
+
+
+#: The type of `trace_path` in the tables of a load (`events`, `traces`) is an ENUM of the
+#: loaded paths named so (with a number), in the order VARCHAR sorts them: every
+#: comparison, ordering and aggregate gives what it gives on the text, and `plain` hands
+#: relations out as VARCHAR.
+TRACE_PATHS = "trace_paths_"
+
+
+def _trace_path_types(con: duckdb.DuckDBPyConnection) -> list[str]:
+    """The ENUM types loads made on `con` that are still there."""
+    return [
+        name
+        for (name,) in con.execute(
+            "SELECT type_name FROM duckdb_types() WHERE starts_with(type_name, $prefix)",
+            {"prefix": TRACE_PATHS},
+        ).fetchall()
+        if name.removeprefix(TRACE_PATHS).isdigit()
+    ]
+
+
+def enumerate_trace_paths(con: duckdb.DuckDBPyConnection) -> None:
+    """Make `trace_path` of `events` and `traces` an ENUM of their paths (TRACE_PATHS).
+
+    Joins, windows and groupings on `trace_path` then compare small integers, not paths
+    of about 80 bytes that share their first 30: the context policy's stages after loading
+    took 1.34 -> 1.12 s for 1,700 sessions.
+    """
+    if not con.execute("SELECT count(*) FROM traces").fetchall()[0][0]:
+        return  # an ENUM has one value at least
+    taken = [int(name.removeprefix(TRACE_PATHS)) for name in _trace_path_types(con)]
+    name = f"{TRACE_PATHS}{max(taken, default=-1) + 1}"
+    con.execute(
+        f"CREATE TYPE {name} AS ENUM ("
+        "SELECT trace_path FROM traces UNION SELECT trace_path FROM events ORDER BY 1)"
+    )
+    for table in ("events", "traces"):
+        con.execute(f"ALTER TABLE {table} ALTER trace_path TYPE {name}")
+
+
+def plain(rel: duckdb.DuckDBPyRelation) -> duckdb.DuckDBPyRelation:
+    """`rel` with its ENUM columns (`trace_path` of a load: TRACE_PATHS) as VARCHAR: the
+    type every relation handed out has, whatever held it."""
+    if not any(t.id == "enum" for t in rel.types):
+        return rel
+    return rel.select(
+        ", ".join(
+            f'"{c}"::VARCHAR AS "{c}"' if t.id == "enum" else f'"{c}"'
+            for c, t in zip(rel.columns, rel.types, strict=True)
+        )
+    )
 
 
 def load_traces(
@@ -428,6 +492,7 @@ def load_traces(
     con.execute("ALTER TABLE lines DROP COLUMN problem")
     con.execute("ALTER TABLE lines DROP COLUMN torn")
     con.execute("ALTER TABLE lines RENAME TO events")
+    enumerate_trace_paths(con)
     create_settings(con)
     return skipped_traces(con)
 

@@ -16,6 +16,7 @@ from .load import (
     Relations,
     Skipped,
     findings_view,
+    plain,
     set_effects,
     set_rules,
     trace_warnings,
@@ -123,7 +124,7 @@ class Trace:
     @property
     def events(self) -> duckdb.DuckDBPyRelation:
         """One row per event line of every analysed trace, in trace and line order."""
-        return self.con.table("events").order("trace_path, line")
+        return plain(self.con.table("events")).order("trace_path, line")
 
     @property
     def tool_calls(self) -> duckdb.DuckDBPyRelation:
@@ -277,7 +278,7 @@ class Trace:
         """Run `query` over the trace tables and views; `$name` placeholders are bound from
         `params`, never formatted into the SQL."""
         self._relations.ensure_all(query)
-        return self.con.sql(query, params=params or None)
+        return plain(self.con.sql(query, params=params or None))
 
     def session_count(self) -> int:
         """Number of analysed sessions (traces)."""

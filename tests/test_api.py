@@ -84,6 +84,88 @@ def test_documented_columns_are_the_real_ones(
     assert trace.sql(f"SELECT * FROM {relation}").columns == documented
 
 
+def _path_type(relation: duckdb.DuckDBPyRelation) -> str:
+    return str(relation.types[relation.columns.index("trace_path")])
+
+
+def test_every_relation_hands_its_paths_out_as_text(sample_workdir: Path) -> None:
+    """Inside a load `trace_path` is an ENUM (load.enumerate_trace_paths); what the API
+    hands out has it as VARCHAR, as the query files document it, and as Arrow and pandas
+    strings, not dictionaries or categories."""
+    trace = mur_trace.load(workdir=sample_workdir, policy="context")
+    assert trace.con.table("events").types[0].id == "enum"
+    shown = trace.show()
+    handed = {
+        "events": trace.events,
+        "tool_calls": trace.tool_calls,
+        "sessions": trace.sessions,
+        "redundant_calls": trace.redundant_calls(),
+        "reference": trace.redundant_calls("reference"),
+        "session_metrics": trace.session_metrics(),
+        "steps": trace.steps(),
+        "loops": trace.loops(),
+        "check": trace.check(max_redundant=0),
+        **{f"show.{name}": getattr(shown, name) for name in ("metrics", "redundant", "tasks")},
+        **{f"export.{name}": rel for name, rel in trace.export_tables().items()},
+        **{name: trace.sql(f"SELECT * FROM {name}") for name in [*VIEWS, *MATERIALISED]},
+    }
+    with_paths = {name: rel for name, rel in handed.items() if "trace_path" in rel.columns}
+    assert len(with_paths) > 30
+    assert {name: _path_type(rel) for name, rel in with_paths.items()} == {
+        name: "VARCHAR" for name in with_paths
+    }
+    assert str(trace.redundant_calls().to_arrow_table().schema.field("trace_path").type) == (
+        "string"
+    )
+    pandas = pytest.importorskip("pandas")
+    assert pandas.api.types.is_string_dtype(trace.events.df()["trace_path"])
+
+
+def test_the_paths_of_a_load_sort_as_text(tmp_path: Path) -> None:
+    """The ENUM's values are in the order VARCHAR sorts them, whatever order the traces
+    were given in: ordering, min and max by `trace_path` inside the load are those of the
+    text, byte by byte (upper case before lower, a space before a slash)."""
+    sample = next((Path(__file__).parent.parent / "sample_traces" / "workdir").glob("ses_*"))
+    names = ["b", "B", "a b", "a", "_"]
+    for name in names:
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "trace.jsonl").write_bytes((sample / "trace.jsonl").read_bytes())
+    trace = mur_trace.load([tmp_path / name / "trace.jsonl" for name in names])
+    in_order = [f"{tmp_path}/{name}/trace.jsonl" for name in ["B", "_", "a b", "a", "b"]]
+    ordered = trace.con.sql(
+        "SELECT trace_path::VARCHAR FROM (SELECT DISTINCT trace_path FROM events) "
+        "ORDER BY trace_path"
+    ).fetchall()
+    assert [path for (path,) in ordered] == in_order
+    assert trace.con.sql(
+        "SELECT min(trace_path)::VARCHAR, max(trace_path)::VARCHAR FROM events"
+    ).fetchall() == [(in_order[0], in_order[-1])]
+    assert [p for (p,) in trace.sessions.order("trace_path").select("trace_path").fetchall()] == (
+        in_order
+    )
+
+
+def test_a_table_holding_the_paths_type_does_not_stop_the_next_load(
+    sample_workdir: Path,
+) -> None:
+    """A table of the caller's typed with a load's ENUM keeps it from being dropped; the
+    next load on the connection makes another, and analyses as before."""
+    from mur_trace.load import load_traces
+
+    trace = mur_trace.load(workdir=sample_workdir)
+    first = str(trace.con.table("events").types[0])
+    ((name,),) = trace.con.sql(
+        "SELECT type_name FROM duckdb_types() WHERE starts_with(type_name, 'trace_paths_')"
+    ).fetchall()
+    trace.con.execute(f"CREATE TABLE mine (trace_path {name})")
+    paths = sorted(str(p) for p in sample_workdir.glob("ses_*/trace.jsonl"))
+    assert load_traces(trace.con, paths[:2]) == []
+    assert str(trace.con.table("mine").types[0]) == first
+    assert trace.con.sql(
+        "SELECT DISTINCT trace_path::VARCHAR FROM events ORDER BY 1"
+    ).fetchall() == [(p,) for p in paths[:2]]
+
+
 @pytest.mark.parametrize(
     ("cwd", "spelling", "prefix"),
     [("wd", ".", ""), ("wd", "./", ""), (".", "wd", "wd/"), (".", "./wd//", "wd/"),
