@@ -552,6 +552,7 @@ def load_events(con: duckdb.DuckDBPyConnection, events: Any) -> None:
     finally:
         con.unregister("loaded_events")
     con.execute(f"CREATE OR REPLACE TABLE traces AS {queries.get('load/traces_of_events').sql}")
+    enumerate_trace_paths(con)
     create_settings(con)
 
 
