@@ -299,8 +299,9 @@ class Relations:
             self.ensure(name)
 
     def view(self, name: str) -> duckdb.DuckDBPyRelation:
-        """The relation `name`, created first if need be, with its paths as text (`plain`:
-        here in its SQL, which costs nothing, where `plain`'s projection cost 1.5 ms)."""
+        """The relation `name`, created first if need be, with its paths as text, as `plain`
+        hands them out (cast in the SQL here: `plain`'s projection cost 1.5 ms a relation,
+        which `show` pays for each of its eight)."""
         self.ensure(name)
         query = {**VIEWS, **MATERIALISED}.get(
             findings_view(self.policy) if name == ACTIVE_FINDINGS else name
@@ -404,7 +405,7 @@ def enumerate_trace_paths(con: duckdb.DuckDBPyConnection) -> None:
 
     Joins, windows and groupings on `trace_path` then compare small integers, not paths
     of about 80 bytes that share their first 30: the context policy's stages after loading
-    took 1.34 -> 1.12 s for 1,700 sessions.
+    took 1.40 -> 1.08 s for 1,700 sessions.
     """
     if not con.execute("SELECT count(*) FROM traces").fetchall()[0][0]:
         return  # an ENUM has one value at least
@@ -419,8 +420,8 @@ def enumerate_trace_paths(con: duckdb.DuckDBPyConnection) -> None:
 
 
 def plain(rel: duckdb.DuckDBPyRelation) -> duckdb.DuckDBPyRelation:
-    """`rel` with its ENUM columns (`trace_path` of a load: TRACE_PATHS) as VARCHAR: the
-    type every relation handed out has, whatever held it."""
+    """`rel` with its ENUM columns as VARCHAR: a load's paths (TRACE_PATHS), under whatever
+    name a query gives them, as every relation handed out holds them."""
     if not any(t.id == "enum" for t in rel.types):
         return rel
     return rel.select(
