@@ -21,6 +21,7 @@ from .errors import E_TRC_002, MurTraceError
 from .load import (
     BATCH_BYTES,
     POLICIES,
+    QUICK_BATCH_BYTES,
     RULES,
     Skipped,
     TraceWarning,
@@ -178,11 +179,13 @@ def run_in_batches(
     every batch, each load replacing the last one's events, and what is collected stays in
     DuckDB (no round trip through Arrow). When nothing can be read, the first trace's
     error is raised. `progress(files_done, files_total, events)` is called after each batch.
-    `batch_bytes` defaults to BATCH_BYTES. With `quick`, each batch is first read for its
-    tool calls only (`load.load_tool_calls`) and `quick(con)` gives what to keep of the
-    traces read so; only the traces that reading cannot vouch for are loaded whole.
+    `batch_bytes` defaults to BATCH_BYTES. With `quick`, each batch (of QUICK_BATCH_BYTES
+    by default) is first read for its tool calls only (`load.load_tool_calls`) and
+    `quick(con)` gives what to keep of the traces read so; only the traces that reading
+    cannot vouch for are loaded whole, in batches of BATCH_BYTES.
     """
-    batch_bytes = batch_bytes or BATCH_BYTES
+    whole_bytes = batch_bytes or BATCH_BYTES
+    read_bytes = (batch_bytes or QUICK_BATCH_BYTES) if quick is not None else whole_bytes
     files = discover(as_paths(paths), Path(workdir) if workdir is not None else None)
     declared = read_effects(effects) if effects is not None else None
     con = connect()
@@ -198,21 +201,22 @@ def run_in_batches(
                 relation.create(name)
                 made.add(name)
 
-    for batch in batches(files, batch_bytes):
-        rest = batch
+    for batch in batches(files, read_bytes):
+        parts = [batch]
         if quick is not None:
             read = load_tool_calls(con, batch, format_in)
             if read.analysed:
                 keep(quick(con))
             sessions += read.analysed
             events += read.events
-            rest = read.rest
-        if rest:
-            left_out = load_traces(con, rest, format_in)
+            # what it left is loaded whole, in batches a whole load's memory allows
+            parts = list(batches(read.rest, whole_bytes))
+        for part in parts:
+            left_out = load_traces(con, part, format_in)
             events += con.table("events").count("*").fetchall()[0][0]
             skipped += left_out
             warnings += trace_warnings(con)
-            if len(left_out) < len(rest):
+            if len(left_out) < len(part):
                 trace = Trace(con, left_out, policy, rules=rules, effects=declared)
                 keep(collect(trace))
                 sessions += trace.session_count()
