@@ -185,3 +185,19 @@ def test_a_workdir_lists_its_traces_as_pathlib_spells_them(
     assert workdir_traces(Path(spelling)) == expected
     assert workdir_traces(spelling) == expected
     assert workdir_traces(tmp_path / "wd") == [f"{tmp_path}/wd/ses_{s}/trace.jsonl" for s in "ab"]
+
+
+def test_the_report_gives_the_same_numbers_every_run(tmp_path: Path) -> None:
+    """The report's means and standard deviations are taken over the values in order:
+    aggregated in parallel, in whatever order DuckDB's threads met them, their last digits
+    moved from run to run (`report -f json` printed them)."""
+    from mur_trace.synth import synthesize
+
+    workdir = synthesize(tmp_path / "synth", 60, seed=3)
+    runs = set()
+    for _ in range(6):
+        report = mur_trace.summarise(workdir=workdir).report()
+        runs.add((tuple(report.stats.fetchall()), tuple(report.task_stats.fetchall())))
+    assert len(runs) == 1
+    ((stats, _),) = runs
+    assert {row[1] for row in stats} >= {"turns", "duration_ms", "tool_success_pct"}

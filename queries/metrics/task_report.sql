@@ -27,8 +27,10 @@ SELECT
     v.position,
     v.metric,
     count(*) AS tasks,
-    avg(v.value) AS mean,
-    stddev_pop(v.value) AS stddev,
+    -- over the values in order: summed in parallel, in whatever order the threads meet,
+    -- their last digits moved from run to run
+    list_avg(list(v.value ORDER BY v.value)) AS mean,
+    list_aggregate(list(v.value ORDER BY v.value), 'stddev_pop') AS stddev,
     min(v.value) AS min,
     max(v.value) AS max
 FROM values
