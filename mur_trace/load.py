@@ -39,11 +39,12 @@ BATCH_BYTES = 64 * 2**20
 
 #: Trace bytes the quick reading of `redundant --policy reference` reads at a time
 #: (`load.load_tool_calls`): it keeps only the tool calls' text, so that its peak grows by
-#: about 1 MB a MB of batch, not the 9 MB of a whole load with the context policy's
-#: stages; the traces it leaves are loaded whole in batches of BATCH_BYTES. Fewer batches
-#: are faster (each has a fixed cost, and ends with one core idle): at 5,000 sessions the
-#: command took 1.74 s in batches of 64 MB and 1.50 s in one of 192 MB (peak 213 -> 320
-#: MB), at 20,000 4.53 s and 3.4-3.6 s (peak 268 -> 440 MB).
+#: 0.84 MB a MB of batch on simulated sessions and 2.7 MB when every line is a large tool
+#: call (670 MB for 207 MB of them), not the 9 MB of a whole load with the context
+#: policy's stages; the traces it leaves are loaded whole in batches of BATCH_BYTES. Fewer
+#: batches are faster (each has a fixed cost, and ends with one core idle): at 5,000
+#: sessions the command took 1.71 s in batches of 64 MB and 1.50 s in one of 192 MB (peak
+#: 213 -> 320 MB), at 20,000 4.53 s and 3.4-3.6 s (peak 268 -> 440 MB).
 QUICK_BATCH_BYTES = 192 * 2**20
 
 
