@@ -93,7 +93,9 @@ def check_target(
         elif _inside(source, real):
             reason = "it contains the input"
         elif os.path.isdir(source) and any(
-            _real(trace) == real or (identity is not None and _identity(trace) == identity)
+            # an existing target is known by its identity alone (the same resolved path is
+            # the same file): one stat for each trace, not a resolution of each component
+            _identity(trace) == identity if identity is not None else _real(trace) == real
             for trace in _elsewhere(source, identity)
         ):
             reason = "it is a trace of the input"

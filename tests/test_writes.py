@@ -291,6 +291,33 @@ def test_check_target_compares_resolved_paths(tmp_path: Path) -> None:
         assert caught.value.code == "E-IO-004"
 
 
+def test_check_target_knows_a_trace_a_workdir_reaches_through_a_link(tmp_path: Path) -> None:
+    """A workdir's trace that is a link (symbolic or hard) to the target, or a symbolic
+    link that would create it, is a trace of the workdir: refused without being told the
+    workdir's files."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    workdir = tmp_path / "wd"
+    for name in ("ses_soft", "ses_hard", "ses_dangling", "ses_plain"):
+        (workdir / name).mkdir(parents=True)
+    (workdir / "ses_plain" / "trace.jsonl").write_text("{}\n")
+    soft, hard = elsewhere / "soft.jsonl", elsewhere / "hard.jsonl"
+    soft.write_text("{}\n")
+    hard.write_text("{}\n")
+    (workdir / "ses_soft" / "trace.jsonl").symlink_to(soft)
+    os.link(hard, workdir / "ses_hard" / "trace.jsonl")
+    (workdir / "ses_dangling" / "trace.jsonl").symlink_to(elsewhere / "new.jsonl")
+    # an existing target, named through another spelling of its directory
+    for target in (soft, hard, elsewhere / ".." / "elsewhere" / "hard.jsonl", elsewhere / "new.jsonl"):
+        with pytest.raises(MurTraceError) as caught:
+            check_target(target, [workdir])
+        assert caught.value.code == "E-IO-004"
+        assert caught.value.message.endswith(f"it is a trace of the input {workdir}")
+    for target in (elsewhere / "other.jsonl", tmp_path / "out.csv"):  # not reached: fine
+        check_target(target, [workdir])
+    assert not (elsewhere / "new.jsonl").exists()
+
+
 def test_the_api_never_writes_an_input(tmp_path: Path, workdir: Path) -> None:
     from mur_trace.catalog import ingest
     from mur_trace.synth import synthesize
