@@ -307,8 +307,8 @@ def test_check_target_knows_a_trace_a_workdir_reaches_through_a_link(tmp_path: P
     (workdir / "ses_soft" / "trace.jsonl").symlink_to(soft)
     os.link(hard, workdir / "ses_hard" / "trace.jsonl")
     (workdir / "ses_dangling" / "trace.jsonl").symlink_to(elsewhere / "new.jsonl")
-    # an existing target, named through another spelling of its directory
-    for target in (soft, hard, elsewhere / ".." / "elsewhere" / "hard.jsonl", elsewhere / "new.jsonl"):
+    respelt = elsewhere / ".." / "elsewhere" / "hard.jsonl"  # another spelling of its directory
+    for target in (soft, hard, respelt, elsewhere / "new.jsonl"):
         with pytest.raises(MurTraceError) as caught:
             check_target(target, [workdir])
         assert caught.value.code == "E-IO-004"
