@@ -345,12 +345,14 @@ class Relations:
 def materialise(con: duckdb.DuckDBPyConnection, name: str, sql: str) -> None:
     """Store the rows of `sql` in the table `{name}_rows` and serve them as the view `name`.
 
-    The view reads the table whole. An earlier DuckDB scanned a table in parallel only by
-    row groups of 122,880 rows, so the view split a batch's smaller tables into one range
-    of rows a thread; DuckDB 2.0 reads them in parallel itself, and the ranges no longer
-    paid (`redundant --policy context` over 5,000 sessions, alternated, medians of five:
-    5.44 s with them, 5.53 s without; `loops` 4.17 s and 3.75 s, `report` 4.13 s and 4.10 s,
-    `show` 0.55 s and 0.50 s).
+    The view reads the table whole. DuckDB scans a table in parallel by row groups of
+    122,880 rows, and a batch's tables are smaller, so a query's first pipeline over one
+    runs on one thread; the view once split the table into one range of rows a thread to
+    spread it. The queries over these relations spend their time in windows, joins and
+    aggregates, which DuckDB runs in parallel after that first pipeline, and the ranges
+    stopped paying for the unions they added: without them, alternated, medians of five,
+    `redundant --policy context` over 5,000 sessions 5.44 -> 5.53 s (20,000: 14.3 ->
+    14.0 s), `loops` 4.17 -> 3.75 s, `report` 4.13 -> 4.10 s, `show` 0.55 -> 0.50 s.
     """
     con.execute(f"CREATE OR REPLACE TEMP TABLE {name}_rows AS {sql}")
     con.execute(f"CREATE OR REPLACE TEMP VIEW {name} AS SELECT * FROM {name}_rows")

@@ -1,6 +1,6 @@
-"""The two ways loading spreads work over threads hand back exactly what they read: the
-files of `read_files` (queries/functions/read_files.sql), each once with its position, and
-the rows of a materialised relation (`load.materialise`), each once, whatever the sizes."""
+"""What loading spreads over threads, or stores, it hands back exactly: the files of
+`read_files` (queries/functions/read_files.sql), each once with its position, and the
+rows of a materialised relation (`load.materialise`), each once, whatever the sizes."""
 
 from __future__ import annotations
 
@@ -40,15 +40,3 @@ def test_a_materialised_relation_serves_every_row_once(threads: int, rows: int) 
     # 0 .. rows-1, each once: the sum of twice is rows * (rows - 1)
     assert (count, distinct, total) == (rows, rows, rows * (rows - 1))
     assert (low, high) == ((0, rows - 1) if rows else (None, None))
-
-
-def test_a_small_table_is_read_in_as_many_ranges_as_threads() -> None:
-    con = connect()
-    con.execute("SET threads = 2")
-    materialise(con, "numbers", "SELECT i FROM range(10_000) AS r(i)")
-    plan = con.sql("EXPLAIN SELECT sum(i) FROM numbers").fetchall()[0][1]
-    assert plan.count("numbers_rows") == 2
-    con.execute("SET threads = 1")
-    materialise(con, "numbers", "SELECT i FROM range(10_000) AS r(i)")
-    plan = con.sql("EXPLAIN SELECT sum(i) FROM numbers").fetchall()[0][1]
-    assert plan.count("numbers_rows") == 1
