@@ -136,6 +136,15 @@ BAD_LINES = {
         b'{"event_type":"tool_call","status":{"ok":1}}',
         '"status" is not a string: {"ok":1}',
     ),  # noqa: E501
+    # an escaped key is the key it spells, to every JSON reader (and to `mur trace`)
+    "escaped key of a count": (
+        b'{"event_type":"tool_call","tu\\u0072n":"3"}',
+        '"turn" is not a non-negative integer: "3"',
+    ),
+    "escaped key of a string": (
+        b'{"event_type":"tool_call","\\u0074ool_name":7}',
+        '"tool_name" is not a string: 7',
+    ),
     "no event type": (b'{"turn":1}', 'not an event object (no "event_type")'),
     "an array": (b"[1, 2]", 'not an event object (no "event_type")'),
     "garbage text": (b"\x01\x02 hello {]", "not valid JSON"),
