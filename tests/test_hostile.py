@@ -487,7 +487,8 @@ JSON_VALUES = st.sampled_from(['"3"', "-1", "1e30", "3.5", "true", "null", "{}",
 
 @st.composite
 def mutated(draw) -> str:
-    """A valid line, then maybe cut, a byte changed or inserted, or a value replaced."""
+    """A valid line, then maybe cut, a byte changed or inserted, or a value replaced (its
+    key maybe written with an escape, which every JSON reader decodes)."""
     line = draw(st.sampled_from(VALID))
     how = draw(st.sampled_from(["keep", "keep", "cut", "flip", "insert", "value", "key"]))
     at = draw(st.integers(0, len(line)))
@@ -500,7 +501,10 @@ def mutated(draw) -> str:
     if how == "value":
         event = json.loads(line)
         key = draw(st.sampled_from(sorted(event)))
-        return line.replace(json.dumps(event[key]), draw(JSON_VALUES), 1)
+        line = line.replace(json.dumps(event[key]), draw(JSON_VALUES), 1)
+        if draw(st.booleans()):
+            line = line.replace(f'"{key}"', f'"\\u{ord(key[0]):04x}{key[1:]}"', 1)
+        return line
     if how == "key":
         return line.replace('"event_type"', draw(st.sampled_from(['"event"', '"Event_Type"'])), 1)
     return line
