@@ -57,8 +57,9 @@ RULES: tuple[str, ...] = tuple(name.split("/", 1)[1] for name in queries.names("
 #: Macros: name -> (parameters, query name).
 MACROS: dict[str, tuple[str, str]] = {
     "normalise_path": ("path", "functions/normalise_path"),
-    "wrong_json_type": ("value, kind", "functions/wrong_json_type"),
+    "wrong_json_type": ("value, written, kind", "functions/wrong_json_type"),
     "checked_fields": ("", "functions/checked_fields"),
+    "event_fields": ("event_type", "functions/event_fields"),
     "may_have_wrong_types": ("raw", "functions/may_have_wrong_types"),
     "wrong_field_index": ("raw", "functions/wrong_field_index"),
     "split_shell_words": ("command", "functions/split_shell_words"),

@@ -98,6 +98,26 @@ STRING_FIELDS = (
 )  # fmt: skip
 
 
+#: The fields checked on each event type (SPEC section 2); on every known type also COMMON.
+#: An unknown event type is never fatal: only its `event_type` is checked.
+FIELDS_OF = {
+    "session_start": ("capsule_name", "capsule_version", "model", "max_turns"),
+    "inference": ("turn", "input_tokens", "output_tokens", "decision", "tool_name", "origin"),
+    "tool_call": ("turn", "tool_name", "input_bytes", "output_bytes", "duration_ms", "status"),
+    "skill_call": ("turn", "skill_name", "output_bytes", "duration_ms", "status"),
+    "shell": ("turn", "binary", "command", "exit_code", "stdout_bytes", "stderr_bytes",
+              "duration_ms"),
+    "compaction": ("turn", "tokens_before", "tokens_after"),
+    "session_end": ("total_turns", "total_input_tokens", "total_output_tokens",
+                    "total_tool_calls", "total_shell_calls", "duration_ms", "exit_status"),
+    "task_start": ("context_id", "source"),
+    "task_end": ("exit_status", "duration_ms", "turns", "input_tokens", "output_tokens",
+                 "tool_calls", "shell_calls", "reopen_count"),
+    "task_reopened": ("hook_name", "reason", "reopen_number"),
+}  # fmt: skip
+COMMON = ("session_id", "timestamp", "event_id", "parent_id", "task_id")
+
+
 class Verdict(NamedTuple):
     """How loading judges a trace: an error (code, line; line 0 for the whole file), or
     fine, maybe with a torn last line (its number) left out."""
@@ -117,7 +137,8 @@ def _parse(raw: str) -> object:
     objects and arrays and the constants NaN and Infinity. ValueError when it is not."""
     tolerant = _TRAILING_COMMA.sub(lambda m: m.group(1) or m.group(2) + m.group(3), raw)
     try:
-        return json.loads(tolerant)
+        # `-0` is no integer to `mur trace`'s reader (a float), nor to loading
+        return json.loads(tolerant, parse_int=lambda s: -0.0 if s == "-0" else int(s))
     except RecursionError:
         raise ValueError("too deep for this model") from None
 
@@ -126,9 +147,16 @@ def _not_an_event(event: object) -> bool:
     """True when a JSON line is not an event the loader accepts."""
     if not isinstance(event, dict) or event.get("event_type") is None:
         return True
-    if any(not isinstance(event.get(name, ""), str | None) for name in STRING_FIELDS):
+    kind = event["event_type"]
+    if not isinstance(kind, str):
+        return True
+    fields = (*FIELDS_OF[kind], *COMMON) if kind in FIELDS_OF else ()
+    if any(not isinstance(event.get(name, ""), str | None) for name in STRING_FIELDS
+           if name in fields):  # fmt: skip
         return True
     for name in INTEGER_FIELDS:
+        if name not in fields:
+            continue
         value = event.get(name)
         if value is None:
             continue

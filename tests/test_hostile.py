@@ -136,6 +136,15 @@ BAD_LINES = {
         b'{"event_type":"tool_call","status":{"ok":1}}',
         '"status" is not a string: {"ok":1}',
     ),  # noqa: E501
+    # `-0` is no integer to `mur trace`'s JSON reader (a float): json_extract writes it `0`
+    "turn written -0": (
+        b'{"event_type":"tool_call","turn":-0}',
+        '"turn" is not a non-negative integer: -0',
+    ),
+    "exit code written -0": (
+        b'{"event_type":"shell","exit_code":-0}',
+        '"exit_code" is not an integer: -0',
+    ),
     # an escaped key is the key it spells, to every JSON reader (and to `mur trace`)
     "escaped key of a count": (
         b'{"event_type":"tool_call","tu\\u0072n":"3"}',
@@ -158,6 +167,26 @@ def test_a_bad_line_is_e_trc_001_naming_file_line_and_why(tmp_path: Path, name: 
     trace = session(tmp_path, b"\n".join([*lines[:2], line, *lines[2:]]))
     one_error(runner.invoke(app, ["redundant", str(trace)]), "E-TRC-001", f"{trace}:3: {why}")
     assert judge(trace.read_bytes()).code == "E-TRC-001"  # the model agrees
+
+
+def test_unknown_event_types_and_the_keys_of_other_types_are_never_fatal(tmp_path: Path) -> None:
+    # SPEC section 2: an unknown event type, or a key its event type does not have, is
+    # ignored whatever its JSON type (the format grows every release); `mur trace` too
+    trace = session(tmp_path, text(events(
+        {"event_type": "heartbeat", "turn": "3", "status": 429, "duration_ms": -1},
+        {"event_type": "inference", "turn": 2, "decision": "end_turn", "exit_code": "x",
+         "max_turns": 2.5, "reason": 7},
+        {"event_type": "shell", "turn": 2, "exit_code": 0, "status": {"ok": 1}},
+    )))  # fmt: skip
+    for policy in ("reference", "context"):
+        rows = findings_csv("--policy", policy, str(trace))
+        assert [row.split(",")[2] for row in rows] == ["3"]  # the second read, as without them
+    assert judge(trace.read_bytes()).code is None  # the model agrees
+    # the fields every known event carries are still checked on each: loading reads them
+    bad = session(tmp_path, text(events({"event_type": "shell", "session_id": 5})), "ses_2")
+    one_error(runner.invoke(app, ["redundant", str(bad)]), "E-TRC-001",
+              f'{bad}:4: "session_id" is not a string: 5')  # fmt: skip
+    assert judge(bad.read_bytes()).code == "E-TRC-001"
 
 
 def test_negative_exit_codes_and_null_fields_are_read(tmp_path: Path) -> None:

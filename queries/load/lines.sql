@@ -8,7 +8,8 @@
 -- `event_type` keeps a row with its `problem` (queries/load/traces.sql turns the first one
 -- into the trace's error and loading drops the trace); so does a field of the wrong JSON
 -- type: integers must be JSON integers (non-negative but for `exit_code`), text fields
--- strings (queries/functions/wrong_json_type.sql). A last line that is not JSON and has
+-- strings (queries/functions/wrong_json_type.sql), for the fields of the event's type
+-- (queries/functions/event_fields.sql: an unknown type is never fatal). A last line that is not JSON and has
 -- no newline after it is a torn write (a session killed mid-write): loading warns and
 -- keeps the lines before it. `state_effect` and `resource_id` are kept only when the line
 -- holds them as JSON strings: anything else is "not declared" (SPEC sections 1 and 3).
@@ -112,7 +113,12 @@ SELECT
                     > 9007199254740991 THEN 'a count below 2^53'
                 ELSE 'a non-negative integer'
             END
-            || ': ' || left(json_extract(raw, '$.' || bad_field)::VARCHAR, 40)
+            -- json_extract writes `-0` again as `0`
+            || ': ' || CASE
+                WHEN json_type(raw, '$.' || bad_field) = 'BIGINT'
+                    AND json_extract(raw, '$.' || bad_field)::VARCHAR = '0' THEN '-0'
+                ELSE left(json_extract(raw, '$.' || bad_field)::VARCHAR, 40)
+            END
     END AS problem,
     ev IS NULL AND final_piece AND NOT json_valid(raw) AS torn,
     ev.session_id,

@@ -15,7 +15,7 @@
 -- @column file_index BIGINT   Position of the trace in `quick_files`, from 0.
 -- @column line       BIGINT   1-based line number, counting blank lines.
 -- @column tool_call  BOOLEAN  The line is a `tool_call` event.
--- @column readable   BOOLEAN  Valid JSON, an object whose `event_type` is a string, every field of queries/functions/checked_fields.sql of its type.
+-- @column readable   BOOLEAN  Valid JSON, an object whose `event_type` is a string, every field of its type (queries/functions/event_fields.sql) of its JSON type.
 -- @column named_session BOOLEAN  For a tool call: it names its session (`session_id` a string); NULL for other lines.
 -- @column raw        VARCHAR  The line as written, for tool calls; NULL for other lines.
 WITH split AS MATERIALIZED (
