@@ -60,7 +60,8 @@ def redundant_calls(trace_path: str, text: str) -> list[Finding]:
     last_read: dict[str, tuple[int, int]] = {}
     found: list[Finding] = []
     for number, raw in enumerate(text.split("\n"), start=1):
-        if not raw.strip():
+        raw = raw.strip(WHITE_SPACE)
+        if not raw:
             continue
         event = _parse(raw)
         if event.get("event_type") != "tool_call":
@@ -128,6 +129,11 @@ class Verdict(NamedTuple):
     text: str  # what is analysed: the text without a torn last line
 
 
+#: What `mur trace` trims around a line (Rust's `str::trim`: Unicode White_Space)
+WHITE_SPACE = "\t\x0b\x0c\r \x85\xa0\u1680\u2028\u2029\u202f\u205f\u3000" + "".join(
+    map(chr, range(0x2000, 0x200B))
+)
+
 # a string (kept), or a comma after a value and before the closing bracket (dropped)
 _TRAILING_COMMA = re.compile(r'("(?:[^"\\]|\\.)*")|(?<=[^\s{\[,])(\s*),(\s*[}\]])')
 
@@ -176,7 +182,8 @@ def judge(data: bytes) -> Verdict:
     pieces = text.split("\n")
     events, torn = 0, None
     for number, raw in enumerate(pieces, start=1):
-        if not raw.strip(" \t\r"):
+        raw = raw.strip(WHITE_SPACE)
+        if not raw:
             continue
         try:
             event = _parse(raw)

@@ -189,6 +189,25 @@ def test_unknown_event_types_and_the_keys_of_other_types_are_never_fatal(tmp_pat
     assert judge(bad.read_bytes()).code == "E-TRC-001"
 
 
+def test_white_space_around_a_line_is_not_part_of_it(tmp_path: Path) -> None:
+    # `mur trace` trims each line (Rust's str::trim: every Unicode White_Space character),
+    # and skips the lines left empty; they keep their numbers
+    start, read, again, end = GOOD.decode().splitlines()
+    data = "\n".join([
+        start, "\f", "\u3000" + read + "\t\u00a0", "\x0b \u2028", again + "\r", end, ""
+    ]).encode()  # fmt: skip
+    trace = session(tmp_path, data)
+    for policy in ("reference", "context"):
+        rows = findings_csv("--policy", policy, str(trace))
+        columns = [row.split(",") for row in rows]
+        assert [(c[2], c[9]) for c in columns] == [("5", "3")]  # line 5 re-reads line 3
+    assert judge(data).code is None  # the model agrees
+    # what is left must still be JSON: a vertical tab inside a line is not white space there
+    inside = session(tmp_path, GOOD + b'{"event_type":\x0b"x"}\n', "ses_2")
+    one_error(runner.invoke(app, ["redundant", str(inside)]), "E-TRC-001",
+              f"{inside}:5: not valid JSON")  # fmt: skip
+
+
 def test_negative_exit_codes_and_null_fields_are_read(tmp_path: Path) -> None:
     trace = session(tmp_path, text(events(
         {"event_type": "shell", "turn": 1, "exit_code": -1, "duration_ms": None},

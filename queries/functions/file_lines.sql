@@ -4,10 +4,11 @@
 --
 -- The files are read in parallel (queries/functions/read_files.sql) and each is split at
 -- newlines once; unnest and generate_subscripts in one select list walk the pieces in
--- lockstep (far faster than a lateral UNNEST ... WITH ORDINALITY). A blank line (spaces,
--- tabs and carriage returns only) takes no row but keeps its number; trimming every line
--- cost more than parsing it, so only lines that start below '!' (strings compare
--- bytewise) are trimmed. A file that is not UTF-8 keeps one row, `not_utf8`, for its
+-- lockstep (far faster than a lateral UNNEST ... WITH ORDINALITY). Each line is read as
+-- `mur trace` reads it, without the Unicode white space around it (a form feed, a
+-- no-break space); a blank line takes no row but keeps its number. Trimming every line
+-- cost more than parsing it, so only lines that do not start with `{` and end with `}`
+-- are trimmed. A file that is not UTF-8 keeps one row, `not_utf8`, for its
 -- reader to say so: reading the files a second time for it cost a tenth of loading's CPU
 -- time. Callers materialise the rows, so that what follows runs in parallel over chunks
 -- of lines, not of files.
@@ -15,7 +16,7 @@
 -- @column file_index  BIGINT   Position of the file in `files`, from 0.
 -- @column trace_path  VARCHAR  The file, as given.
 -- @column line        BIGINT   1-based line number, counting blank lines (1 for a file that is not UTF-8).
--- @column raw         VARCHAR  The line's text; NULL for a file that is not UTF-8.
+-- @column raw         VARCHAR  The line's text, white space around it left out; NULL for a file that is not UTF-8.
 -- @column final_piece BOOLEAN  The last piece of a file with no newline at its end (maybe a torn write).
 -- @column not_utf8    BOOLEAN  The file is not UTF-8 text: its only row.
 SELECT
@@ -29,7 +30,24 @@ FROM (
     SELECT
         file_index,
         trace_path,
-        unnest(pieces) AS raw,
+        line,
+        -- as `mur trace` reads a line: without the white space around it (Rust's
+        -- `str::trim`, every Unicode White_Space character); a line that starts with `{`
+        -- and ends with `}` has none to lose
+        CASE
+            WHEN starts_with(piece, '{') AND ends_with(piece, '}') THEN piece
+            ELSE trim(piece, chr(9) || chr(11) || chr(12) || chr(13) || chr(32) || chr(133)
+                || chr(160) || chr(5760) || chr(8192) || chr(8193) || chr(8194) || chr(8195)
+                || chr(8196) || chr(8197) || chr(8198) || chr(8199) || chr(8200) || chr(8201)
+                || chr(8202) || chr(8232) || chr(8233) || chr(8239) || chr(8287) || chr(12288))
+        END AS raw,
+        last_piece,
+        not_utf8
+    FROM (
+    SELECT
+        file_index,
+        trace_path,
+        unnest(pieces) AS piece,
         generate_subscripts(pieces, 1) AS line,
         -- with no newline at the end, the number of the last piece
         CASE WHEN NOT ends_with(text, chr(10)) THEN len(pieces) END AS last_piece,
@@ -42,6 +60,6 @@ FROM (
             coalesce(string_split(text, chr(10)), [NULL]) AS pieces
         FROM read_files(files)
     )
+    )
 )
-WHERE not_utf8
-    OR CASE WHEN raw >= '!' THEN true ELSE trim(raw, ' ' || chr(9) || chr(13)) <> '' END
+WHERE not_utf8 OR raw <> ''
