@@ -19,6 +19,9 @@ KEYS = [
     "path", "Path", "PATH", "pAth", "file", "File", "FILE", "file_path", "File_Path",
     "FILE_PATH", "filepath", "FilePath", "filename", "FileName", "operation", "pattern",
     "paths", "file_name",
+    # `İ` lower-cases to two characters (`i` and a combining dot), as Python's lower() and
+    # `mur trace`'s to_lowercase() do it: no path field
+    "FİLE", "FİLENAME",
 ]  # fmt: skip
 # Strings most of the time, so that colliding keys and priorities are really exercised.
 VALUES = st.one_of(

@@ -3,7 +3,9 @@
 -- The identity is the declared `resource_id` when it is a non-empty string. Otherwise it
 -- is guessed from `input` when that is a JSON object: the keys `path`, `file`, `file_path`,
 -- `filepath`, `filename` are looked for in that priority order, each compared lower-cased
--- (`File_Path` matches `file_path`); when several keys lower-case to the same name the
+-- (`File_Path` matches `file_path`) as `mur trace` lower-cases it (Rust's to_lowercase:
+-- `İ`, U+0130, becomes `i` and a combining dot, which DuckDB's lower maps to `i` alone, so
+-- `FİLE` is no `file`); when several keys lower-case to the same name the
 -- byte-wise smallest is tried first; a value that is not a JSON string is passed over.
 -- The identity is taken verbatim: no trimming, no normalisation. A call with neither has
 -- `resource` NULL and takes no part in redundancy detection.
@@ -35,7 +37,8 @@ WITH candidates AS (
         CASE WHEN json_type(input) = 'OBJECT' THEN
             list_filter(
                 json_keys(input),
-                lambda k: lower(k) IN ('path', 'file', 'file_path', 'filepath', 'filename')
+                lambda k: lower(replace(k, chr(304), 'i' || chr(775)))
+                    IN ('path', 'file', 'file_path', 'filepath', 'filename')
             )
         END AS path_keys
     -- the guess depends on the input alone: made once for each distinct input
@@ -66,7 +69,7 @@ guesses AS (
                     lambda e: {
                         priority: list_position(
                             ['path', 'file', 'file_path', 'filepath', 'filename'],
-                            lower(e.key)
+                            lower(replace(e.key, chr(304), 'i' || chr(775)))
                         ),
                         key: e.key,
                         value: e.value

@@ -6,7 +6,7 @@
 -- `read`, the one value the policy asks of it); its identity is resolved as in
 -- queries/events/tool_calls.sql (the declared `resource_id` when a non-empty string, else
 -- the first string among the input keys `path`, `file`, `file_path`, `filepath`,
--- `filename`, compared lower-cased, the byte-wise smallest first among keys that
+-- `filename`, compared lower-cased as there (`FİLE` is no `file`), the byte-wise smallest first among keys that
 -- collide); history is kept per trace, in
 -- line order, as in queries/redundant/reference.sql. Traces are known by their position
 -- until the findings are named. A value json_transform gives as JSON is re-serialised
@@ -82,7 +82,7 @@ guesses AS (
                     lambda e: {
                         priority: list_position(
                             ['path', 'file', 'file_path', 'filepath', 'filename'],
-                            lower(e.key)
+                            lower(replace(e.key, chr(304), 'i' || chr(775)))
                         ),
                         key: e.key,
                         value: e.value
@@ -104,7 +104,8 @@ guesses AS (
                 CASE WHEN starts_with(input, '{') THEN
                     list_filter(
                         json_keys(input),
-                        lambda k: lower(k) IN ('path', 'file', 'file_path', 'filepath', 'filename')
+                        lambda k: lower(replace(k, chr(304), 'i' || chr(775)))
+                    IN ('path', 'file', 'file_path', 'filepath', 'filename')
                     )
                 END AS path_keys
             FROM (SELECT DISTINCT input FROM candidates)
