@@ -130,7 +130,7 @@ def recognise(path: str | os.PathLike[str]) -> str | None:
     first, newline, _ = text.lstrip().partition("\n")
     if newline or len(head) < HEAD_BYTES:
         try:
-            value = json.loads(first)
+            value = json.loads(first.strip())  # as the readers trim a line (file_lines)
         except ValueError:
             return None
         return _of_object(value) if isinstance(value, dict) else None

@@ -99,8 +99,8 @@ STRING_FIELDS = (
 )  # fmt: skip
 
 
-#: The fields checked on each event type (SPEC section 2); on every known type also COMMON.
-#: An unknown event type is never fatal: only its `event_type` is checked.
+#: The fields checked on each event type (SPEC section 2), and on every line COMMON (which
+#: loading reads from every line). An unknown event type is never fatal for its own fields.
 FIELDS_OF = {
     "session_start": ("capsule_name", "capsule_version", "model", "max_turns"),
     "inference": ("turn", "input_tokens", "output_tokens", "decision", "tool_name", "origin"),
@@ -156,7 +156,7 @@ def _not_an_event(event: object) -> bool:
     kind = event["event_type"]
     if not isinstance(kind, str):
         return True
-    fields = (*FIELDS_OF[kind], *COMMON) if kind in FIELDS_OF else ()
+    fields = (*FIELDS_OF.get(kind, ()), *COMMON)
     if any(not isinstance(event.get(name, ""), str | None) for name in STRING_FIELDS
            if name in fields):  # fmt: skip
         return True
@@ -168,7 +168,9 @@ def _not_an_event(event: object) -> bool:
             continue
         if isinstance(value, bool) or not isinstance(value, int):
             return True
-        if not -(2**63) <= value < 2**63 or (value < 0 and name != "exit_code"):
+        if name == "exit_code" and not -(2**63) <= value < 2**63:
+            return True
+        if name != "exit_code" and not 0 <= value < 2**53:  # a count: below 2^53
             return True
     return False
 

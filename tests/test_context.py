@@ -277,3 +277,24 @@ def test_one_command_run_in_several_places_is_read_in_each() -> None:
         ("c", 4, 1, 3, "mutate", ".git", False, None, True),
         ("d", 2, 1, 1, "read", "src/x.rs", True, None, True),
     ]
+
+
+def test_a_key_that_only_duckdb_lower_cases_to_a_path_key_is_part_of_the_request(
+    tmp_path: Path,
+) -> None:
+    # `FİLE` lower-cases to `fi̇le` (an `i` and a combining dot) as `mur trace` does it: no
+    # path key, so two searches of src for different `FİLE`s ask different things
+    sid = "ses_2222222222224222822200000000003c"
+    call = {"event_type": "tool_call", "session_id": sid, "tool_name": "editor",
+            "status": "ok", "state_effect": "read", "output_bytes": 20}  # fmt: skip
+    lines = [
+        {"event_type": "session_start", "session_id": sid},
+        {**call, "turn": 0, "input": {"operation": "search", "path": "src", "FİLE": "foo"}},
+        {**call, "turn": 1, "input": {"operation": "search", "path": "src", "FİLE": "bar"}},
+        {**call, "turn": 2, "input": {"operation": "search", "path": "src", "FİLE": "bar"}},
+    ]
+    trace = tmp_path / sid / "trace.jsonl"
+    trace.parent.mkdir()
+    trace.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    found = mur_trace.load([trace]).redundant_calls("context").select("line, prior_line")
+    assert found.fetchall() == [(4, 3)]  # the same request again; line 3 asked another

@@ -127,6 +127,10 @@ def test_formats_are_recognised_from_the_first_line(tmp_path: Path) -> None:
     ]
     assert kinds == ["claude_code", "codex", "murmur", "openhands", "murmur", "murmur", "murmur", "otel", "otel"]  # fmt: skip
     assert formats.reader("claude-code") == "claude_code"
+    # white space around the first line is left out, as the readers leave it out of a line
+    spaced = tmp_path / "spaced.jsonl"
+    spaced.write_text("\f\n\u3000" + codex.read_text().rstrip("\n") + "\u00a0\n")
+    assert formats.detect(spaced) == "codex"
 
 
 def test_an_unknown_format_name_is_one_line_e_trc_001(tmp_path: Path) -> None:

@@ -8,7 +8,7 @@
 -- @column trace_path  VARCHAR  The session file, as given.
 -- @column format      VARCHAR  Its format (`claude_code`, `codex`, `openhands`, `otel`).
 -- @column line        BIGINT   1-based line number counting blank lines; 0 for a file that is not UTF-8.
--- @column raw         VARCHAR  The line's text; NULL for a file that is not UTF-8.
+-- @column raw         VARCHAR  The line's text, white space around it left out; NULL for a file that is not UTF-8.
 -- @column final_piece BOOLEAN  The last piece of a file with no newline at its end (maybe torn).
 WITH asked AS (
     SELECT f.trace_path, f.format

@@ -1,12 +1,14 @@
 -- The fields of queries/functions/checked_fields.sql whose JSON type loading checks on an
--- event of a type: the fields SPEC section 2 lists for that type, and on every known type
--- the ones runtimes write on every line (`session_id`, `timestamp`, `event_id`,
--- `parent_id`, `task_id`). An unknown event type is never fatal (SPEC section 2: the
--- format grows every release): on one, only `event_type` itself is checked. Other keys of
--- an event are not its fields, as `mur trace` ignores them: a `"max_turns":"x"` on a
--- tool call is read as DuckDB's reader converts it, and nothing reads it there.
+-- event of a type: the fields SPEC section 2 lists for that type, and on every line the
+-- ones runtimes write on every line (`session_id`, `timestamp`, `event_id`, `parent_id`,
+-- `task_id`), which loading reads from every line (a trace's session id, its first time,
+-- the ids `export` keeps). An unknown event type is never fatal for its own fields (SPEC
+-- section 2: the format grows every release), nor a key of a known type that is not one
+-- of its fields, as `mur trace` ignores them: a heartbeat's `"status": 429`, a
+-- `"max_turns": "x"` on a tool call are read as DuckDB's reader converts them, and
+-- nothing reads them there.
 -- @param event_type VARCHAR  The event's type, as written.
--- @column result VARCHAR[]  Field names, as json_extract takes them (empty for an unknown type).
+-- @column result VARCHAR[]  Field names, as json_extract takes them.
 CASE event_type
     WHEN 'session_start' THEN ['capsule_name', 'capsule_version', 'model', 'max_turns']
     WHEN 'inference'
@@ -29,7 +31,4 @@ CASE event_type
     ]
     WHEN 'task_reopened' THEN ['hook_name', 'reason', 'reopen_number']
     ELSE []
-END || CASE WHEN event_type IN (
-    'session_start', 'inference', 'tool_call', 'skill_call', 'shell', 'compaction',
-    'session_end', 'task_start', 'task_end', 'task_reopened'
-) THEN ['session_id', 'timestamp', 'event_id', 'parent_id', 'task_id'] ELSE [] END
+END || ['session_id', 'timestamp', 'event_id', 'parent_id', 'task_id']

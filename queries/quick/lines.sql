@@ -17,7 +17,7 @@
 -- @column tool_call  BOOLEAN  The line is a `tool_call` event.
 -- @column readable   BOOLEAN  Valid JSON, an object whose `event_type` is a string, every field of its type (queries/functions/event_fields.sql) of its JSON type.
 -- @column named_session BOOLEAN  For a tool call: it names its session (`session_id` a string); NULL for other lines.
--- @column raw        VARCHAR  The line as written, for tool calls; NULL for other lines.
+-- @column raw        VARCHAR  The line as written (white space around it left out), for tool calls; NULL for other lines.
 WITH split AS MATERIALIZED (
     -- split as every reader splits (queries/functions/file_lines.sql): a file that is not
     -- UTF-8 keeps one line whose text is NULL, which is not `readable`

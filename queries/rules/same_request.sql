@@ -42,7 +42,9 @@ requests AS (
         CASE WHEN json_type(input) = 'OBJECT' THEN
             map_from_entries(list_filter(
                 map_entries(json_transform(input, '"MAP(VARCHAR, JSON)"')),
-                lambda e: lower(e.key) NOT IN ('path', 'file', 'file_path', 'filepath', 'filename')
+                -- the path keys, lower-cased as the identity's are (queries/events/tool_calls.sql)
+                lambda e: lower(replace(e.key, chr(304), 'i' || chr(775)))
+                    NOT IN ('path', 'file', 'file_path', 'filepath', 'filename')
             ))
         END AS rest
     FROM (SELECT DISTINCT tool_name, input FROM calls)
