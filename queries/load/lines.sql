@@ -9,10 +9,11 @@
 -- into the trace's error and loading drops the trace); so does a field of the wrong JSON
 -- type: integers must be JSON integers (non-negative but for `exit_code`), text fields
 -- strings (queries/functions/wrong_json_type.sql), for the fields of the event's type
--- (queries/functions/event_fields.sql: an unknown type is never fatal). A last line that is not JSON and has
--- no newline after it is a torn write (a session killed mid-write): loading warns and
--- keeps the lines before it. `state_effect` and `resource_id` are kept only when the line
--- holds them as JSON strings: anything else is "not declared" (SPEC sections 1 and 3).
+-- (queries/functions/event_fields.sql: an unknown type is never fatal for its own). A
+-- last line that is not JSON and has no newline after it is a torn write (a session
+-- killed mid-write): loading warns and keeps the lines before it. `state_effect` and
+-- `resource_id` are kept only when the line holds them as JSON strings: anything else is
+-- "not declared" (SPEC sections 1 and 3).
 -- Unknown keys are dropped; unknown event types are kept.
 -- Reads the files named by the variable `readable_files` (SET VARIABLE). Loading stores the
 -- result as `lines`, judges the traces from it (traces.sql), drops the rows of bad traces

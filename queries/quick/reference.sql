@@ -6,9 +6,9 @@
 -- `read`, the one value the policy asks of it); its identity is resolved as in
 -- queries/events/tool_calls.sql (the declared `resource_id` when a non-empty string, else
 -- the first string among the input keys `path`, `file`, `file_path`, `filepath`,
--- `filename`, compared lower-cased as there (`FİLE` is no `file`), the byte-wise smallest first among keys that
--- collide); history is kept per trace, in
--- line order, as in queries/redundant/reference.sql. Traces are known by their position
+-- `filename`, compared lower-cased as there (`FİLE` is no `file`), the byte-wise
+-- smallest first among keys that collide); history is kept per trace, in line order, as
+-- in queries/redundant/reference.sql. Traces are known by their position
 -- until the findings are named. A value json_transform gives as JSON is re-serialised
 -- text: it starts with `"` exactly when it is a string and with `{` when an object, which
 -- saves parsing it again with json_type (about 10 % of this query).
@@ -105,7 +105,7 @@ guesses AS (
                     list_filter(
                         json_keys(input),
                         lambda k: lower(replace(k, chr(304), 'i' || chr(775)))
-                    IN ('path', 'file', 'file_path', 'filepath', 'filename')
+                            IN ('path', 'file', 'file_path', 'filepath', 'filename')
                     )
                 END AS path_keys
             FROM (SELECT DISTINCT input FROM candidates)
