@@ -24,6 +24,7 @@ from typer.testing import CliRunner
 
 import mur_trace
 from mur_trace.cli import app
+from mur_trace.load import connect, create_macros
 
 runner = CliRunner()
 SESSION = "ses_01a21715468070018000000000001eef"
@@ -211,6 +212,26 @@ def test_white_space_around_a_line_is_not_part_of_it(tmp_path: Path) -> None:
     inside = session(tmp_path, GOOD + b'{"event_type":\x0b"x"}\n', "ses_2")
     one_error(runner.invoke(app, ["redundant", str(inside)]), "E-TRC-001",
               f"{inside}:5: not valid JSON")  # fmt: skip
+
+
+def test_the_scan_for_wrong_types_finds_escaped_keys_not_escapes_in_values() -> None:
+    # loading runs the exact type check (about ten times the scan's cost a byte) only
+    # where the scan finds something: an escape in a key, never one in a value's text
+    con = connect()
+    create_macros(con)
+    found = {
+        r'{"event_type":"shell","command":"awk \u0027{print NR\": \"$0}\u0027"}': False,
+        r'{"event_type":"tool_call","input":{"content":"{\"name\": \"x\"}"}}': False,
+        r'{"event_type":"tool_call","input":{"argv":["a","b\"c"],"n":1}}': False,
+        r'{"event_type":"tool_call","input":{"text":"a,\"b\": c"}}': False,
+        r'{"event_type":"inference","tu\u0072n":"3"}': True,
+        r'{"event_type":"inference" , "\u0074urn" : 1}': True,
+        r'{"event_type":"tool_call","input":{"text":"x,","k\"":1}}': True,
+        r'{"ev\u0065nt_type":"tool_call"}': True,
+    }
+    for line, expected in found.items():
+        ((got,),) = con.execute("SELECT may_have_wrong_types($line)", {"line": line}).fetchall()
+        assert got is expected, line
 
 
 def test_negative_exit_codes_and_null_fields_are_read(tmp_path: Path) -> None:

@@ -12,10 +12,14 @@ list_position(
         list_zip(
             json_extract(raw, checked_fields()),
             json_type(raw, checked_fields()),
-            [
-                i = 1 OR list_contains(event_fields(raw ->> '$.event_type'), field)
-                FOR field, i IN checked_fields()
-            ]
+            -- the fields of the line's event type listed once for the line, not once a
+            -- field (an expression of `raw` in the comprehension ran 43 times: 25 x slower)
+            list_transform(
+                [event_fields(raw ->> '$.event_type')],
+                lambda fields: [
+                    i = 1 OR list_contains(fields, field) FOR field, i IN checked_fields()
+                ]
+            )[1]
         ),
         lambda value, i: value[3] AND wrong_json_type(
             value[1],
