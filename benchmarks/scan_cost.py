@@ -6,9 +6,12 @@ simulated ones, beside a parse and a plain search of the same lines.
 Reads the recorded and held-out sessions (benchmarks/recorded, benchmarks/heldout: Murmur
 sessions played for real) and, with `--simulated`, a workdir of `mur-trace synth`; keeps
 their non-blank lines in a table, repeated to about 120 MB so that the time is long enough
-to read, and prints the CPU time a byte of three filters over them: `json_valid` (a full
-parse), the scan (queries/functions/may_have_wrong_types.sql) and `contains` of a string
-that is not there (a pass with a literal start).
+to read, and prints the share of lines the scan finds something in and the CPU time a byte of five
+filters over them: `json_valid` (a full parse), the scan
+(queries/functions/may_have_wrong_types.sql), the exact check of every line
+(queries/functions/wrong_field_index.sql), the scan with the exact check of the lines it
+finds, as loading runs them, and `contains` of a string that is not there (a pass with a
+literal start).
 """
 
 from __future__ import annotations
@@ -24,6 +27,10 @@ HERE = Path(__file__).resolve().parent
 FILTERS = {
     "json_valid": "json_valid(raw)",
     "scan": "may_have_wrong_types(raw)",
+    # the exact check (queries/functions/wrong_field_index.sql) of every line
+    "check": "wrong_field_index(raw) IS NULL",
+    # as loading runs it: the exact check only where the scan finds something
+    "scan and check": "CASE WHEN may_have_wrong_types(raw) THEN wrong_field_index(raw) IS NULL END",
     "contains": "contains(raw, '\"zq')",
 }
 
@@ -34,8 +41,12 @@ def cost(con, files: list[str], repeat: int = 3) -> str:
         "CREATE OR REPLACE TEMP TABLE one AS SELECT unnest(string_split(try(decode(content)), "
         "chr(10))) AS raw FROM read_blob(getvariable('scan_files'))"
     )
-    con.execute("DELETE FROM one WHERE raw IS NULL OR trim(raw) = ''")
-    ((lines, size),) = con.sql("SELECT count(*), sum(strlen(raw)) FROM one").fetchall()
+    # the lines loading parses (it checks the types of valid JSON only)
+    con.execute("DELETE FROM one WHERE raw IS NULL OR trim(raw) = '' OR NOT json_valid(raw)")
+    ((lines, size, found),) = con.sql(
+        "SELECT count(*), sum(strlen(raw)), count(*) FILTER (WHERE may_have_wrong_types(raw)) "
+        "FROM one"
+    ).fetchall()
     times = max(1, int(120e6 // size))
     con.execute(f"CREATE OR REPLACE TEMP TABLE lines AS SELECT raw FROM one, range({times})")
     shown = []
@@ -46,8 +57,9 @@ def cost(con, files: list[str], repeat: int = 3) -> str:
             con.execute(f"SELECT count(*) FILTER (WHERE {condition}) FROM lines").fetchall()
             seconds.append(time.process_time() - start)
         shown.append(f"{name} {statistics.median(seconds) / (size * times) * 1e9:.2f} ns/B")
-    return f"{len(files)} files, {lines:,} lines of {size / lines:.0f} B on average: " + "; ".join(
-        shown
+    return (
+        f"{len(files)} files, {lines:,} lines of {size / lines:.0f} B on average, "
+        f"{found:,} ({100 * found / lines:.2f} %) found by the scan: " + "; ".join(shown)
     )
 
 
