@@ -298,3 +298,27 @@ def test_a_key_that_only_duckdb_lower_cases_to_a_path_key_is_part_of_the_request
     trace.write_text("".join(json.dumps(line) + "\n" for line in lines))
     found = mur_trace.load([trace]).redundant_calls("context").select("line, prior_line")
     assert found.fetchall() == [(4, 3)]  # the same request again; line 3 asked another
+
+
+def test_a_shell_command_is_redundant_once_when_every_read_of_it_is(tmp_path: Path) -> None:
+    # `cat src/a.rs src/b.rs` after the editor read both: one finding, with its latest read;
+    # `cat src/a.rs src/c.rs` read c.rs for the first time: none
+    sid = "ses_2222222222224222822200000000004d"
+    common = {"session_id": sid, "status": "ok", "output_bytes": 20, "duration_ms": 5}
+    lines = [{"event_type": "session_start", "session_id": sid}]
+    for turn, path in enumerate(["src/a.rs", "src/b.rs"]):
+        lines.append({"event_type": "tool_call", **common, "turn": turn, "tool_name": "editor",
+                      "state_effect": "read",
+                      "input": {"operation": "read_file", "path": path}})  # fmt: skip
+    for turn, files in [(2, "src/a.rs src/b.rs"), (3, "src/a.rs src/c.rs")]:
+        lines.append({"event_type": "tool_call", **common, "turn": turn, "tool_name": "bash",
+                      "input": {"command": f"cat {files}"}})  # fmt: skip
+        lines.append({"event_type": "shell", "session_id": sid, "turn": turn,
+                      "binary": "/usr/bin/bash", "command": f"cat {files}", "exit_code": 0,
+                      "stdout_bytes": 40, "stderr_bytes": 0, "duration_ms": 2})  # fmt: skip
+    trace = tmp_path / sid / "trace.jsonl"
+    trace.parent.mkdir()
+    trace.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    found = mur_trace.load([trace]).redundant_calls("context")
+    rows = found.select("line, resource, resource_source, prior_line, rule").fetchall()
+    assert rows == [(4, "src/b.rs", "shell", 3, "shell_inference")]

@@ -223,17 +223,26 @@ shell_calls AS (
     WHERE origin = 'shell' AND kind = 'read'
     GROUP BY ALL
 ),
-findings AS (
+found AS MATERIALIZED (
     SELECT c.*, m.prior_line, m.prior_origin, m.prior_effect_source, m.via
     FROM prior AS m
     JOIN candidates AS c USING (trace_path, ord)
+),
+-- what was found of each call: grouped, not windows over partitions of a row or two (a
+-- window costs about 10 microseconds a partition: a tenth of this query's time)
+found_of_call AS (
+    SELECT trace_path, line, count(*) AS found, max(ord) AS last_ord
+    FROM found
+    GROUP BY ALL
+),
+findings AS (
+    SELECT f.*
+    FROM found AS f
     LEFT JOIN shell_calls AS s
-        ON c.origin = 'shell' AND s.trace_path = c.trace_path AND s.line = c.line
-    QUALIFY c.origin <> 'shell' OR (
-        count(*) OVER (PARTITION BY c.trace_path, c.line) = any_value(s.reads) OVER (
-            PARTITION BY c.trace_path, c.line)
-        AND row_number() OVER (PARTITION BY c.trace_path, c.line ORDER BY c.ord DESC) = 1
-    )
+        ON f.origin = 'shell' AND s.trace_path = f.trace_path AND s.line = f.line
+    LEFT JOIN found_of_call AS n
+        ON f.origin = 'shell' AND n.trace_path = f.trace_path AND n.line = f.line
+    WHERE f.origin <> 'shell' OR (n.found = s.reads AND f.ord = n.last_ord)
 )
 SELECT
     t.session_id,
