@@ -15,7 +15,7 @@ from pathlib import Path
 
 import duckdb
 
-from .catalog import OVERRIDES, in_order, narrow, open_catalog
+from .catalog import OVERRIDES, analysed_paths, in_order, narrow, open_catalog, shadow
 from .effects import read_effects
 from .errors import E_TRC_002, MurTraceError
 from .load import (
@@ -44,6 +44,7 @@ __all__ = [
     "Batched",
     "find_loops",
     "run_in_batches",
+    "run_over_catalog",
     "summarise",
     "POLICIES",
     "RULES",
@@ -229,6 +230,57 @@ def run_in_batches(
     return Batched(con, sessions, skipped, warnings)
 
 
+#: Events a batch of a catalog's traces holds, about (`run_over_catalog`): the events of
+#: a batch of BATCH_BYTES of traces.
+CATALOG_BATCH_EVENTS = 200_000
+
+
+def run_over_catalog(
+    paths: Iterable[str | os.PathLike[str]] | None,
+    db: str | os.PathLike[str],
+    collect: Callable[[Trace], dict[str, duckdb.DuckDBPyRelation]],
+    *,
+    policy: str = "reference",
+    rules: dict[str, bool] | None = None,
+    effects: str | os.PathLike[str] | None = None,
+    batch_events: int | None = None,
+) -> Batched:
+    """What `run_in_batches` does for trace files, for the sessions of the catalog `db`
+    (`paths` may narrow them, as for `load`): `collect(trace)` of batches of its traces, in
+    path order, each closed once it holds `batch_events` events (CATALOG_BATCH_EVENTS),
+    appended to temporary tables of the same names. What a catalog does not store (the
+    context policy, loops) is computed so in bounded memory: over the whole catalog at
+    once, the context policy's findings held 3 GB at 20,000 sessions."""
+    whole = load(paths, db=db, policy=policy, rules=rules, effects=effects)
+    con, declared = whole.con, read_effects(effects) if effects is not None else None
+    limit = batch_events or CATALOG_BATCH_EVENTS
+    every = [path for (path,) in con.execute("SELECT trace_path FROM traces").fetchall()]
+    analysed = analysed_paths(con)
+    made: set[str] = set()
+    batch: list[str] = []
+    held = 0
+    for index, (path, events) in enumerate(analysed):
+        batch.append(path)
+        held += events
+        if held < limit and index < len(analysed) - 1:
+            continue
+        shadow(con, batch)
+        trace = Trace(con, [], policy, OVERRIDES, rules=rules, effects=declared)
+        for name, relation in collect(trace).items():
+            # the catalog is read-only: what is collected goes to temporary tables, through
+            # Arrow (the relations of the Python API make tables of the database only)
+            con.register("collected", plain(relation).to_arrow_table())
+            if name in made:
+                con.execute(f"INSERT INTO {name} SELECT * FROM collected")
+            else:
+                con.execute(f"CREATE OR REPLACE TEMP TABLE {name} AS SELECT * FROM collected")
+                made.add(name)
+            con.unregister("collected")
+        batch, held = [], 0
+    shadow(con, every)  # the traces asked for again, those that cannot be analysed too
+    return Batched(con, len(analysed), whole.skipped, whole.warnings)
+
+
 def find_redundant(
     paths: Iterable[str | os.PathLike[str]] | None = None,
     *,
@@ -249,11 +301,17 @@ def find_redundant(
     Arguments as for `load`; the result's relation has the policy's finding schema, in
     trace path and line order.
     """
-    if db is not None:
+    if db is not None and policy == "reference":  # stored in the catalog
         trace = load(paths, db=db, policy=policy, rules=rules, effects=effects)
         return Findings(
             trace.redundant_calls(), trace.session_count(), trace.skipped, trace.warnings
         )
+    if db is not None:
+        done = run_over_catalog(
+            paths, db, lambda trace: {"found": trace.redundant_calls(policy)},
+            policy=policy, rules=rules, effects=effects,
+        )  # fmt: skip
+        return _found(done)
     # the reference policy reads Murmur traces quickly (their tool calls only)
     quick = (lambda con: {"found": quick_findings(con)}) if policy == "reference" else None
     done = run_in_batches(
@@ -262,6 +320,11 @@ def find_redundant(
         workdir=workdir, policy=policy, rules=rules, effects=effects,
         batch_bytes=batch_bytes, progress=progress, format_in=format_in, quick=quick,
     )  # fmt: skip
+    return _found(done)
+
+
+def _found(done: Batched) -> Findings:
+    """The findings `done` collected (as `found`), in trace path and line order."""
     found = done.con.table("found").order("trace_path, line")
     return Findings(found, done.sessions, done.skipped, done.warnings)
 
@@ -277,14 +340,12 @@ def find_loops(
 ) -> Findings:
     """The loops (`Trace.loops`) of every session, read in batches like `find_redundant`."""
     if db is not None:
-        trace = load(paths, db=db)
-        return Findings(trace.loops(window), trace.session_count(), trace.skipped, trace.warnings)
+        return _found(run_over_catalog(paths, db, lambda trace: {"found": trace.loops(window)}))
     done = run_in_batches(
         paths, lambda trace: {"found": trace.loops(window)}, workdir=workdir,
         batch_bytes=batch_bytes, format_in=format_in,
     )  # fmt: skip
-    found = done.con.table("found").order("trace_path, line")
-    return Findings(found, done.sessions, done.skipped, done.warnings)
+    return _found(done)
 
 
 #: What a batch keeps for the per-session analyses (`summarise`): the per-session metrics
@@ -308,10 +369,24 @@ def summarise(
     batch's per-session metrics, tasks and exit codes are kept (`run_in_batches`), and the
     returned Trace serves those (`report()`, `check()`, `session_metrics()`); it holds no
     events (`events`, `redundant_calls()` are not served). With `db`, the catalog's, as
-    `load` gives them."""
-    if db is not None:
+    `load` gives them; the metrics of a policy whose findings it does not store are
+    computed for batches of its traces (`run_over_catalog`)."""
+    if db is not None and policy == "reference":  # the findings and their cost are stored
         return load(paths, db=db, policy=policy, rules=rules, effects=effects,
                     require_readable=require_readable)  # fmt: skip
+    if db is not None:
+        try:
+            done = run_over_catalog(
+                paths, db, lambda trace: {"kept_session_metrics": trace.session_metrics()},
+                policy=policy, rules=rules, effects=effects,
+            )  # fmt: skip
+        except MurTraceError:
+            if require_readable:
+                raise
+            return load(paths, db=db, policy=policy, require_readable=False)
+        declared = read_effects(effects) if effects is not None else None
+        overrides = {**OVERRIDES, "session_metrics": "SELECT * FROM kept_session_metrics"}
+        return Trace(done.con, done.skipped, policy, overrides, rules=rules, effects=declared)
 
     def keep(trace: Trace) -> dict[str, duckdb.DuckDBPyRelation]:
         return {

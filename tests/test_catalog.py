@@ -112,6 +112,12 @@ def test_incremental_ingest(workdir: Path, tmp_path: Path) -> None:
     assert [r[1:] for r in findings(mur_trace.load(db=db))] == [
         r[1:] for r in findings(mur_trace.load(workdir=workdir))
     ]
+    # and so do the per-session metrics, which count what the calls cost (stored per call)
+    metrics = [
+        trace.session_metrics().order("trace_path").fetchall()
+        for trace in (mur_trace.load(db=db), mur_trace.load(workdir=workdir))
+    ]
+    assert metrics[0] == metrics[1]
     assert ingest(db, workdir=workdir).unchanged == 6
 
 
@@ -259,3 +265,43 @@ def test_find_redundant_in_batches_equals_one_load(sample_workdir: Path) -> None
     context = mur_trace.load(workdir=sample_workdir).redundant_calls("context")
     batched = mur_trace.find_redundant(workdir=sample_workdir, policy="context", batch_bytes=10_000)
     assert batched.relation.fetchall() == context.fetchall()
+
+
+def test_a_catalog_analysed_in_batches_gives_what_the_traces_give(
+    workdir: Path, tmp_path: Path, monkeypatch
+) -> None:
+    # what a catalog does not store (the context policy, loops) is computed for batches of
+    # its traces, each closed once it holds 40 events: the sample sessions hold 19, 15, 21,
+    # 21, 22, 28 and 8, in path order
+    db = tmp_path / "catalog.duckdb"
+    ingest(db, workdir=workdir)
+    monkeypatch.setattr(mur_trace, "CATALOG_BATCH_EVENTS", 40)
+    made: list[int] = []
+    shadow = mur_trace.shadow
+
+    def counted(con, paths: list[str]) -> None:
+        made.append(len(paths))
+        shadow(con, paths)
+
+    monkeypatch.setattr(mur_trace, "shadow", counted)
+    for policy in ("context", "reference"):
+        from_catalog = mur_trace.find_redundant(db=db, policy=policy)
+        from_files = mur_trace.find_redundant(workdir=workdir, policy=policy)
+        assert from_catalog.relation.fetchall() == from_files.relation.fetchall()
+        assert from_catalog.sessions == from_files.sessions == 7
+    assert made == [3, 2, 2, 7]  # then the traces asked for, again
+    loops = [mur_trace.find_loops(db=db), mur_trace.find_loops(workdir=workdir)]
+    assert loops[0].relation.fetchall() == loops[1].relation.fetchall()
+    metrics = [
+        mur_trace.summarise(**source, policy="context").session_metrics().order("trace_path")
+        for source in ({"db": db}, {"workdir": workdir})
+    ]
+    assert metrics[0].fetchall() == metrics[1].fetchall()
+    # narrowed to some sessions, batches of those only
+    some = sorted(workdir.glob("ses_*"))[:3]
+    narrowed = mur_trace.find_redundant(some, db=db, policy="context")
+    assert (
+        narrowed.relation.fetchall()
+        == mur_trace.find_redundant(some, policy="context").relation.fetchall()
+    )
+    assert narrowed.sessions == 3
