@@ -41,6 +41,15 @@ def commands(workdir: Path, scratch: Path) -> dict[str, list[str]]:
         "redundant --db --policy context": ["redundant", "--policy", "context", "--db", str(db)],
         "loops --db": ["loops", "--db", str(db)],
         "report --db --policy context": ["report", "--policy", "context", "--db", str(db)],
+        "export --db --policy context": [
+            "export",
+            "--parquet",
+            str(scratch / "export"),
+            "--policy",
+            "context",
+            "--db",
+            str(db),
+        ],
     }
 
 

@@ -23,7 +23,7 @@ import duckdb
 import typer
 import typer.core
 
-from . import find_loops, find_redundant, load, run_in_batches, summarise
+from . import find_loops, find_redundant, load, run_in_batches, run_over_catalog, summarise
 from .errors import (
     E_INTERRUPTED,
     E_IO_003,
@@ -795,13 +795,14 @@ def export(
                     written[name] += write_dataset(rel, staging / name, partitions, part)
                 return {}
 
+            # in batches: a fleet's events are never all in memory
             if db is not None:
-                write(_load(paths, workdir, policy.value, db=db, strict=strict))
-            else:  # in batches: a fleet's events are never all in memory
+                done = run_over_catalog(paths, db, write, policy=policy.value)
+            else:
                 done = run_in_batches(
                     paths, write, workdir=workdir, policy=policy.value, format_in=format_in
                 )
-                _notify(done.skipped, done.warnings, strict)
+            _notify(done.skipped, done.warnings, strict)
         for name, rows in written.items():
             typer.echo(f"{parquet / name}: {rows:,} rows")
 

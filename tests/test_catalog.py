@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 import mur_trace
 from mur_trace import queries
 from mur_trace.catalog import SCHEMA_VERSION, ingest
-from mur_trace.cli import app
+from mur_trace.cli import EXPORT_TABLES, app
 from mur_trace.load import batches
 
 runner = CliRunner()
@@ -227,6 +227,29 @@ def test_export_round_trip(workdir: Path, tmp_path: Path) -> None:
         f"SELECT {columns} FROM read_parquet('{out}/findings/**/*.parquet', hive_partitioning = 1)"
     ).fetchall()
     assert sorted(stored) == again
+
+
+def test_an_export_of_a_catalog_is_the_export_of_its_traces(
+    workdir: Path, tmp_path: Path, monkeypatch
+) -> None:
+    # written batch by batch (of 40 events: three batches of the sample sessions)
+    db = tmp_path / "catalog.duckdb"
+    ingest(db, workdir=workdir)
+    monkeypatch.setattr(mur_trace, "CATALOG_BATCH_EVENTS", 40)
+    for policy in ("reference", "context"):
+        tables = []
+        for source in (["--db", str(db)], ["--workdir", str(workdir)]):
+            out = tmp_path / f"{policy}-{source[0][2:]}"
+            result = runner.invoke(
+                app, ["export", "--parquet", str(out), "--policy", policy, *source]
+            )
+            assert result.exit_code == 0, result.output
+            read = "SELECT * FROM read_parquet('{}/{}/**/*.parquet')"
+            tables.append(
+                [sorted(duckdb.sql(read.format(out, name)).fetchall()) for name in EXPORT_TABLES]
+            )
+        assert tables[0] == tables[1]
+        assert len(tables[0][0]) == 134 and tables[0][1]  # every event, and some findings
 
 
 def test_progress_shows_on_a_terminal_only() -> None:
