@@ -15,7 +15,7 @@ from pathlib import Path
 
 import duckdb
 
-from .catalog import OVERRIDES, analysed_paths, in_order, narrow, open_catalog, shadow
+from .catalog import OVERRIDES, analysed_paths, in_order, narrow, open_catalog, shadow, unshadow
 from .effects import read_effects
 from .errors import E_TRC_002, MurTraceError
 from .load import (
@@ -30,6 +30,7 @@ from .load import (
     create_macros,
     create_settings,
     drop_loaded,
+    drop_materialised,
     load_tool_calls,
     load_traces,
     plain,
@@ -151,7 +152,8 @@ class Findings:
 
 @dataclass(frozen=True)
 class Batched:
-    """What `run_in_batches` collected: tables of `con`, and what was read."""
+    """What `run_in_batches` or `run_over_catalog` collected: tables of `con`, and what
+    was read."""
 
     con: duckdb.DuckDBPyConnection
     sessions: int
@@ -230,8 +232,8 @@ def run_in_batches(
     return Batched(con, sessions, skipped, warnings)
 
 
-#: Events a batch of a catalog's traces holds, about (`run_over_catalog`): the events of
-#: a batch of BATCH_BYTES of traces.
+#: How many events make a batch of a catalog's traces (`run_over_catalog`): about what
+#: a batch of BATCH_BYTES of trace files holds (200,000 to 280,000 events).
 CATALOG_BATCH_EVENTS = 200_000
 
 
@@ -277,7 +279,12 @@ def run_over_catalog(
                 made.add(name)
             con.unregister("collected")
         batch, held = [], 0
-    shadow(con, every)  # the traces asked for again, those that cannot be analysed too
+    drop_materialised(con)  # the last batch's
+    # the traces asked for again, those that cannot be analysed too
+    if paths is None:
+        unshadow(con)
+    else:
+        shadow(con, every)
     return Batched(con, len(analysed), whole.skipped, whole.warnings)
 
 
@@ -368,9 +375,9 @@ def summarise(
     """A `Trace` for `report` and `check` over many sessions, without their events: each
     batch's per-session metrics, tasks and exit codes are kept (`run_in_batches`), and the
     returned Trace serves those (`report()`, `check()`, `session_metrics()`); it holds no
-    events (`events`, `redundant_calls()` are not served). With `db`, the catalog's, as
-    `load` gives them; the metrics of a policy whose findings it does not store are
-    computed for batches of its traces (`run_over_catalog`)."""
+    events (`events`, `redundant_calls()` are not served). With `db`, a Trace of the
+    catalog, as `load` gives it; the metrics of a policy whose findings the catalog does
+    not store are computed for batches of its traces (`run_over_catalog`)."""
     if db is not None and policy == "reference":  # the findings and their cost are stored
         return load(paths, db=db, policy=policy, rules=rules, effects=effects,
                     require_readable=require_readable)  # fmt: skip

@@ -203,8 +203,8 @@ def _version(con: duckdb.DuckDBPyConnection, db: Path) -> int | None:
     if len(rows) != 1 or not str(rows[0][0]).isascii() or not str(rows[0][0]).isdigit():
         raise foreign
     version = int(rows[0][0])
-    # the tables of this version; of another, those every version has (its own version
-    # is then what the error names)
+    # the tables of this version; of an older or newer one, those every version has (its
+    # version is then what the error names: version 3 had no stored_call_waste)
     tables_of_version = STORED if version == SCHEMA_VERSION else ("events", "traces")
     if not {*tables_of_version, "trace_files"} <= tables:
         raise foreign
@@ -553,6 +553,13 @@ def shadow(con: duckdb.DuckDBPyConnection, trace_paths: list[str]) -> None:
             "AND getvariable('narrowed_range')[2] "
             "AND trace_path IN (SELECT trace_path FROM narrowed)"
         )
+
+
+def unshadow(con: duckdb.DuckDBPyConnection) -> None:
+    """Undo `shadow`: the analyses read the catalog's tables whole again."""
+    for table in STORED:
+        con.execute(f"DROP VIEW IF EXISTS temp.{table}")
+    con.execute("DROP TABLE IF EXISTS temp.narrowed")
 
 
 def analysed_paths(con: duckdb.DuckDBPyConnection) -> list[tuple[str, int]]:

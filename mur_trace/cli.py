@@ -797,6 +797,8 @@ def export(
 
             # in batches: a fleet's events are never all in memory
             if db is not None:
+                if strict:  # the catalog knows what it cannot analyse before any batch
+                    _load(paths, workdir, policy.value, db=db, strict=True)
                 done = run_over_catalog(paths, db, write, policy=policy.value)
             else:
                 done = run_in_batches(

@@ -359,14 +359,19 @@ def materialise(con: duckdb.DuckDBPyConnection, name: str, sql: str) -> None:
     con.execute(f"CREATE OR REPLACE TEMP VIEW {name} AS SELECT * FROM {name}_rows")
 
 
+def drop_materialised(con: duckdb.DuckDBPyConnection) -> None:
+    """Drop the relations materialised from the traces analysed last (`materialise`)."""
+    for name in MATERIALISED:
+        con.execute(f"DROP VIEW IF EXISTS {name}")
+        con.execute(f"DROP TABLE IF EXISTS {name}_rows")
+
+
 def drop_loaded(con: duckdb.DuckDBPyConnection) -> None:
     """Drop the tables of the last load (its events and traces, or what the quick reading
     read), the relations materialised from them and the type of their paths."""
     for table in ("events", "traces", "quick_lines", "quick_traces"):
         con.execute(f"DROP TABLE IF EXISTS {table}")
-    for name in MATERIALISED:
-        con.execute(f"DROP VIEW IF EXISTS {name}")
-        con.execute(f"DROP TABLE IF EXISTS {name}_rows")
+    drop_materialised(con)
     # a table of the caller's own may still hold values of one: it stays, and the next
     # load makes another
     for name in _trace_path_types(con):

@@ -167,12 +167,14 @@ def test_a_second_ingest_fails_clearly_while_the_catalog_is_busy(
 def test_schema_versions(workdir: Path, tmp_path: Path) -> None:
     db = tmp_path / "catalog.duckdb"
     ingest(db, workdir=workdir)
+    # a catalog of version 3, as the mur-trace before wrote it: without what each call cost
     with duckdb.connect(str(db)) as con:
-        con.execute("UPDATE catalog_meta SET value = '0' WHERE key = 'schema_version'")
+        con.execute("DROP TABLE stored_call_waste")
+        con.execute("UPDATE catalog_meta SET value = '3' WHERE key = 'schema_version'")
     with pytest.raises(mur_trace.MurTraceError) as old:
         mur_trace.load(db=db)
     assert old.value.message == (
-        f"catalog {db} has schema version 0, this mur-trace needs {SCHEMA_VERSION}: "
+        f"catalog {db} has schema version 3, this mur-trace needs {SCHEMA_VERSION}: "
         f"rebuild it with `mur-trace ingest --db {db} --rebuild`"
     )
     result = runner.invoke(app, ["ingest", "--db", str(db), "--workdir", str(workdir), "--rebuild"])
@@ -297,6 +299,13 @@ def test_a_catalog_analysed_in_batches_gives_what_the_traces_give(
     # its traces, each closed once it holds 40 events: the sample sessions hold 19, 15, 21,
     # 21, 22, 28 and 8, in path order
     db = tmp_path / "catalog.duckdb"
+    # and a trace that cannot be analysed, and one whose torn last line is left out: they
+    # sort last, and are said to be so
+    bad, torn = workdir / "ses_x1" / "trace.jsonl", workdir / "ses_x2" / "trace.jsonl"
+    for trace in (bad, torn):
+        trace.parent.mkdir()
+    bad.write_text('{"event_type":"session_start"}\nnot json\n')
+    torn.write_text('{"event_type":"session_start"}\n{"event_type":"tool_ca')
     ingest(db, workdir=workdir)
     monkeypatch.setattr(mur_trace, "CATALOG_BATCH_EVENTS", 40)
     made: list[int] = []
@@ -311,15 +320,24 @@ def test_a_catalog_analysed_in_batches_gives_what_the_traces_give(
         from_catalog = mur_trace.find_redundant(db=db, policy=policy)
         from_files = mur_trace.find_redundant(workdir=workdir, policy=policy)
         assert from_catalog.relation.fetchall() == from_files.relation.fetchall()
-        assert from_catalog.sessions == from_files.sessions == 7
-    assert made == [3, 2, 2, 7]  # then the traces asked for, again
+        assert from_catalog.sessions == from_files.sessions == 8
+        assert from_catalog.skipped == from_files.skipped
+        assert [s.trace_path for s in from_catalog.skipped] == [str(bad)]
+        assert from_catalog.warnings == from_files.warnings
+        assert [w.trace_path for w in from_catalog.warnings] == [str(torn)]
+    assert made == [3, 2, 3]  # the last with the torn trace's one event
     loops = [mur_trace.find_loops(db=db), mur_trace.find_loops(workdir=workdir)]
     assert loops[0].relation.fetchall() == loops[1].relation.fetchall()
-    metrics = [
-        mur_trace.summarise(**source, policy="context").session_metrics().order("trace_path")
+    summaries = [
+        mur_trace.summarise(**source, policy="context")
         for source in ({"db": db}, {"workdir": workdir})
     ]
-    assert metrics[0].fetchall() == metrics[1].fetchall()
+    metrics = [s.session_metrics().order("trace_path").fetchall() for s in summaries]
+    assert metrics[0] == metrics[1]
+    reports = [s.report() for s in summaries]
+    assert reports[0].stats.fetchall() == reports[1].stats.fetchall()
+    assert reports[0].skipped == reports[1].skipped
+    assert [s.session_count() for s in summaries] == [8, 8]  # every batch's, after them
     # narrowed to some sessions, batches of those only
     some = sorted(workdir.glob("ses_*"))[:3]
     narrowed = mur_trace.find_redundant(some, db=db, policy="context")

@@ -3,8 +3,9 @@
 -- with a digit, goes on with a fraction or exponent, or has 16 digits or more (beyond 2^53,
 -- maybe), wherever a string field's value is neither a string nor null, and wherever a key
 -- holds an escape (`"tu\u0072n"` is the key `turn` to every JSON reader: only the exact
--- check can tell which key it is). A key is a string after a `{` or a `,` with a `:` after
--- it; no text inside a string looks so, as a `"` in it is escaped: the `\": ` of
+-- check can tell which key it is). A key is a string that follows a `{` or a `,` and has
+-- a `:` after it. Inside a string every `"` but its closing one is escaped, so a `{` or
+-- a `,` there is followed by no quote that opens a key: the `\": ` of
 -- `awk '{print NR\": \"$0}'` in a command is no key. Loading asks `wrong_field_index`
 -- only of the lines this finds (it costs about ten times the scan a byte). One scan
 -- of the text, no parse.
