@@ -57,6 +57,7 @@ RULES: tuple[str, ...] = tuple(name.split("/", 1)[1] for name in queries.names("
 #: Macros: name -> (parameters, query name).
 MACROS: dict[str, tuple[str, str]] = {
     "normalise_path": ("path", "functions/normalise_path"),
+    "path_key_rank": ("key", "functions/path_key_rank"),
     "wrong_json_type": ("value, written, kind", "functions/wrong_json_type"),
     "checked_fields": ("", "functions/checked_fields"),
     "event_fields": ("event_type", "functions/event_fields"),

@@ -80,10 +80,7 @@ guesses AS (
                 list_transform(
                     map_entries(json_transform(input, '"MAP(VARCHAR, JSON)"')),
                     lambda e: {
-                        priority: list_position(
-                            ['path', 'file', 'file_path', 'filepath', 'filename'],
-                            lower(replace(e.key, chr(304), 'i' || chr(775)))
-                        ),
+                        priority: path_key_rank(e.key),
                         key: e.key,
                         value: e.value
                     }
@@ -104,8 +101,7 @@ guesses AS (
                 CASE WHEN starts_with(input, '{') THEN
                     list_filter(
                         json_keys(input),
-                        lambda k: lower(replace(k, chr(304), 'i' || chr(775)))
-                            IN ('path', 'file', 'file_path', 'filepath', 'filename')
+                        lambda k: path_key_rank(k) IS NOT NULL
                     )
                 END AS path_keys
             FROM (SELECT DISTINCT input FROM candidates)

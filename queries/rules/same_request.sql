@@ -43,8 +43,7 @@ requests AS (
             map_from_entries(list_filter(
                 map_entries(json_transform(input, '"MAP(VARCHAR, JSON)"')),
                 -- the path keys, lower-cased as the identity's are (queries/events/tool_calls.sql)
-                lambda e: lower(replace(e.key, chr(304), 'i' || chr(775)))
-                    NOT IN ('path', 'file', 'file_path', 'filepath', 'filename')
+                lambda e: path_key_rank(e.key) IS NULL
             ))
         END AS rest
     FROM (SELECT DISTINCT tool_name, input FROM calls)
