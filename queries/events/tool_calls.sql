@@ -7,6 +7,8 @@
 -- `İ`, U+0130, becomes `i` and a combining dot, which DuckDB's lower maps to `i` alone, so
 -- `FİLE` is no `file`); when several keys lower-case to the same name the
 -- byte-wise smallest is tried first; a value that is not a JSON string is passed over.
+-- (The keys are folded here as queries/functions/path_key_rank.sql folds them, written out:
+-- this query runs on a bare DuckDB connection too, over an export's events.)
 -- The identity is taken verbatim: no trimming, no normalisation. A call with neither has
 -- `resource` NULL and takes no part in redundancy detection.
 -- @column trace_path      VARCHAR  The trace file.
@@ -37,7 +39,8 @@ WITH candidates AS (
         CASE WHEN json_type(input) = 'OBJECT' THEN
             list_filter(
                 json_keys(input),
-                lambda k: path_key_rank(k) IS NOT NULL
+                lambda k: lower(replace(k, chr(304), 'i' || chr(775)))
+                    IN ('path', 'file', 'file_path', 'filepath', 'filename')
             )
         END AS path_keys
     -- the guess depends on the input alone: made once for each distinct input
@@ -66,7 +69,10 @@ guesses AS (
                 list_transform(
                     map_entries(json_transform(input, '"MAP(VARCHAR, JSON)"')),
                     lambda e: {
-                        priority: path_key_rank(e.key),
+                        priority: list_position(
+                            ['path', 'file', 'file_path', 'filepath', 'filename'],
+                            lower(replace(e.key, chr(304), 'i' || chr(775)))
+                        ),
                         key: e.key,
                         value: e.value
                     }

@@ -2,7 +2,8 @@
 -- section 3): 1 for `path`, then `file`, `file_path`, `filepath`, `filename`; NULL for any
 -- other key. The key is compared lower-cased (`File_Path` is `file_path`) as `mur trace`
 -- lower-cases it: Rust's to_lowercase makes `İ`, U+0130, an `i` and a combining dot, which
--- DuckDB's lower maps to `i` alone, so `FİLE` is no `file`.
+-- DuckDB's lower maps to `i` alone, so `FİLE` is no `file`. queries/events/tool_calls.sql
+-- writes the same out, as it runs on a bare connection too.
 -- @param key VARCHAR  A key of a tool call's input.
 -- @column result BIGINT  1 to 5, or NULL.
 list_position(
