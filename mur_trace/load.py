@@ -33,9 +33,14 @@ from .errors import E_IO_001, E_IO_003, E_TRC_001, MurTraceError
 
 #: Trace bytes loaded at a time by every command that works trace by trace (`redundant`,
 #: `loops`, `check`, `report`, `export`, `ingest`): bounds their memory whatever the fleet.
-#: At 20,000 sessions, `redundant` took 5.2 s with 128 MB batches and with 64 MB ones, and
-#: peaked at 713 MB and 512 MB.
-BATCH_BYTES = 64 * 2**20
+#: Each batch has a fixed cost (about 0.6 s for the context policy: planning its queries
+#: and running their 600 operators, whatever the data), so the context policy is faster in
+#: bigger batches, and memory sets their size: over 20,000 simulated sessions (499 MB of
+#: traces), alternated, `redundant --policy context` took 29.4-30.8 s in batches of 64 MB
+#: and 23.9-26.2 s in batches of 96 MB (peak 607-615 -> 801-803 MB), `report --policy
+#: context` 32.3-33.8 s and 31.3 s (646-648 -> 835-851 MB), `loops` the same time
+#: (411-412 -> 522-551 MB); every command stays within 1 GB (benchmarks/memory.py).
+BATCH_BYTES = 96 * 2**20
 
 #: Trace bytes the quick reading of `redundant --policy reference` reads at a time
 #: (`load.load_tool_calls`): it keeps only the tool calls' text, so that its peak grows by
