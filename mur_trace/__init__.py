@@ -234,7 +234,7 @@ def run_in_batches(
 
 #: How many events make a batch of a catalog's traces (`run_over_catalog`): about what
 #: 64 MB of trace files hold (200,000 to 280,000 events). `export --db --policy context`
-#: peaks at 830-838 MB at 20,000 sessions in such batches, the most of any command.
+#: peaks at 830-838 MB at 20,000 sessions in such batches, the most of the catalog's commands.
 CATALOG_BATCH_EVENTS = 200_000
 
 

@@ -5,7 +5,7 @@
 -- DuckDB's lower maps to `i` alone, so `FİLE` is no `file`. queries/events/tool_calls.sql
 -- writes the same out, as it runs on a bare connection too.
 -- @param key VARCHAR  A key of a tool call's input.
--- @column result BIGINT  1 to 5, or NULL.
+-- @column result INTEGER  1 to 5, or NULL.
 list_position(
     ['path', 'file', 'file_path', 'filepath', 'filename'],
     lower(replace(key, chr(304), 'i' || chr(775)))
