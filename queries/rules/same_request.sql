@@ -42,7 +42,7 @@ requests AS (
         CASE WHEN json_type(input) = 'OBJECT' THEN
             map_from_entries(list_filter(
                 map_entries(json_transform(input, '"MAP(VARCHAR, JSON)"')),
-                -- the path keys, lower-cased as the identity's are (queries/events/tool_calls.sql)
+                -- the path keys, lower-cased as the identity folds them (path_key_rank)
                 lambda e: path_key_rank(e.key) IS NULL
             ))
         END AS rest
