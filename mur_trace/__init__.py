@@ -391,7 +391,9 @@ def summarise(
         except MurTraceError:
             if require_readable:
                 raise
-            return load(paths, db=db, policy=policy, require_readable=False)
+            # nothing to analyse: the catalog's Trace, which says why
+            return load(paths, db=db, policy=policy, rules=rules, effects=effects,
+                        require_readable=False)  # fmt: skip
         declared = read_effects(effects) if effects is not None else None
         overrides = {**OVERRIDES, "session_metrics": "SELECT * FROM kept_session_metrics"}
         return Trace(done.con, done.skipped, policy, overrides, rules=rules, effects=declared)
