@@ -63,6 +63,7 @@ RULES: tuple[str, ...] = tuple(name.split("/", 1)[1] for name in queries.names("
 MACROS: dict[str, tuple[str, str]] = {
     "normalise_path": ("path", "functions/normalise_path"),
     "path_key_rank": ("key", "functions/path_key_rank"),
+    "glob_literal": ("path", "functions/glob_literal"),
     "wrong_json_type": ("value, written, kind", "functions/wrong_json_type"),
     "checked_fields": ("", "functions/checked_fields"),
     "event_fields": ("event_type", "functions/event_fields"),
@@ -597,9 +598,6 @@ def skipped_traces(con: duckdb.DuckDBPyConnection) -> list[Skipped]:
 
 # ── the quick reading of `redundant --policy reference` ──────────────────────────
 
-#: What DuckDB's file readers take for a glob pattern: a path holding one is loaded whole.
-_GLOB = re.compile(r"[*?\[\]{}]")
-
 
 @dataclass(frozen=True)
 class QuickLoad:
@@ -632,8 +630,7 @@ def load_tool_calls(
     quick = [
         path
         for path in trace_paths
-        if not _GLOB.search(path)
-        and not file_problem(path)
+        if not file_problem(path)
         and (forced or formats.detect(path)) == "murmur"
         and not (forced and formats.mismatch(path, forced, format_in))
     ]

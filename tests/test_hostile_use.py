@@ -501,6 +501,41 @@ def test_28_one_path_given_as_a_str_or_a_path(workdir: Path) -> None:
         assert mur_trace.find_redundant(path).sessions == sessions
 
 
+def test_a_path_holding_wildcards_names_one_file(tmp_path: Path) -> None:
+    """`*`, `?` and `[` in a path are characters of its name, never a pattern: DuckDB's
+    readers took `ses_a*b/trace.jsonl` for one and read `ses_aXb` too."""
+    again = event(event_type="tool_call", tool_name="editor", status="ok", turn=1,
+                  input={"path": "src/a.rs"}, state_effect="read", output_bytes=10)  # fmt: skip
+    workdir = tmp_path / "wd"
+    named = ("ses_a*b", "ses_a?c", "ses_[x]")
+    # each decoy matches the pattern of one named session and reads src/a.rs once more
+    for name, decoy in zip(named, ("ses_aXb", "ses_aYc", "ses_x"), strict=True):
+        for session, middle in ((name, ()), (decoy, (again,))):
+            (workdir / session).mkdir(parents=True)
+            (workdir / session / "trace.jsonl").write_text(whole_session(*middle, sid=session))
+    for name in named:
+        path = str(workdir / name / "trace.jsonl")
+        for policy in ("reference", "context"):
+            result = runner.invoke(app, ["redundant", "--policy", policy, "-f", "jsonl", path])
+            assert result.exit_code == 0, result.output
+            rows = [json.loads(line) for line in result.stdout.splitlines()]
+            # its own trace only: the second read of src/a.rs (line 4) repeats line 3
+            assert [(r["trace_path"], r["line"], r["prior_line"]) for r in rows] == [
+                (path, 4, 3)
+            ], (policy, rows)
+        shown = runner.invoke(app, ["show", path])
+        assert shown.exit_code == 0, shown.output
+        assert f"session:    {name}" in shown.stdout
+    # the whole workdir: each trace read once, under its own name
+    result = runner.invoke(app, ["redundant", "-f", "jsonl", "--workdir", str(workdir)])
+    sessions = [
+        Path(json.loads(line)["trace_path"]).parent.name for line in result.stdout.splitlines()
+    ]
+    counts = {name: sessions.count(name) for name in sessions}
+    assert counts == {"ses_a*b": 1, "ses_a?c": 1, "ses_[x]": 1, "ses_aXb": 2, "ses_aYc": 2,
+                      "ses_x": 2}  # fmt: skip
+
+
 def test_29_a_path_of_ten_thousand_segments(tmp_path: Path) -> None:
     path = "a/" * 10_000 + "b.rs"
     reads = [event(event_type="tool_call", turn=t, tool_name="e", input={"path": path},
