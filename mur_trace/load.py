@@ -505,7 +505,8 @@ def load_traces(
     drop_loaded(con)
     create_macros(con)
     # the paths' type (enumerate_trace_paths), made before the rows that hold them: over
-    # 5,000 sessions the context policy took 3.79 -> 3.58-3.67 s without the rewrite
+    # 5,000 sessions the context policy took 3.79 -> 3.58-3.67 s in one process without
+    # the rewrite (the whole command 4.31 -> 4.28 s, medians of five: within the noise)
     paths = trace_path_type(con, "SELECT unnest(getvariable('trace_files'))")
     lines = _as_type(queries.get("load/lines").sql, paths)
     con.execute(f"CREATE OR REPLACE TABLE lines AS {lines}")
