@@ -1,6 +1,8 @@
 -- A path as a file reader's pattern that matches that one file: `*`, `?` and `[`, which
 -- DuckDB's readers take for wildcards, each escaped as a class of one character (`[*]`).
--- `ses_a*b/trace.jsonl` otherwise reads every session its pattern matches.
+-- `ses_a*b/trace.jsonl` otherwise reads every session its pattern matches. A path holding
+-- a backslash is left as it is: DuckDB takes no such path for a pattern (`a\*b` and
+-- `a\b*c` read those files), and its patterns never match a name holding one.
 -- @param path VARCHAR  A file's path.
 -- @column result VARCHAR  The pattern naming that file alone.
-regexp_replace(path, '([*?\[])', '[\1]', 'g')
+CASE WHEN contains(path, chr(92)) THEN path ELSE regexp_replace(path, '([*?\[])', '[\1]', 'g') END

@@ -9,7 +9,9 @@
 -- `b*`), so a path holding `*`, `?` or `[` is taken from the list by its position (a
 -- lookup that copies the list, 0.14 ms a file: only those; a join of every file with its
 -- position cost 90 MB more at 5,000 files).
--- @param files VARCHAR[]  Paths, as read_blob takes them (a constant: a variable's value).
+-- read_blob passes over an entry that names no file and numbers the others without it:
+-- every path must name a file (callers check each first), or the positions after it move.
+-- @param files VARCHAR[]  Paths of files (a constant: a variable's value).
 -- @column file_index BIGINT   Position of the file in `files`, from 0.
 -- @column filename   VARCHAR  The path, as given in `files`.
 -- @column content    BLOB     Its bytes.
