@@ -193,6 +193,18 @@ def file_problem(path: str, what: str = "trace file") -> Skipped | None:
     return None
 
 
+def any_gone(paths: Iterable[str]) -> bool:
+    """Whether a file of `paths` is no longer a regular file (deleted, or replaced by a
+    directory): one `stat` each, to check files again after a read."""
+    for path in paths:
+        try:
+            if not stat.S_ISREG(os.stat(path).st_mode):
+                return True
+        except OSError:
+            return True
+    return False
+
+
 def check_files(paths: Iterable[str]) -> list[Skipped]:
     """The trace files that cannot be read as files (`file_problem`), without reading any."""
     return [problem for path in paths if (problem := file_problem(path)) is not None]
@@ -492,11 +504,6 @@ def load_traces(
         "SET VARIABLE trace_formats = $formats::VARCHAR[]",
         {"formats": [kinds.get(p) for p in trace_paths]},
     )
-    con.execute(
-        "SET VARIABLE file_errors = "
-        "$errors::STRUCT(trace_path VARCHAR, code VARCHAR, message VARCHAR)[]",
-        {"errors": [vars(p) for p in problems]},
-    )
     # Our queries order what they need; letting DuckDB insert in any order halves the load.
     con.execute("SET preserve_insertion_order = false")
     # A load replaces what the connection held (`find_redundant` loads batch after batch).
@@ -511,6 +518,16 @@ def load_traces(
     lines = _as_type(queries.get("load/lines").sql, paths)
     con.execute(f"CREATE OR REPLACE TABLE lines AS {lines}")
     read_other_formats(con, sorted({k for k in kinds.values() if k != "murmur"}))
+    # read_blob passes over a file deleted after its check (it would read as empty) and
+    # numbers the files after it without it (a path holding a wildcard is named by its
+    # position): a batch one of whose files is gone once read is read again without it
+    if any_gone(readable):
+        return load_traces(con, trace_paths, format_in)
+    con.execute(
+        "SET VARIABLE file_errors = "
+        "$errors::STRUCT(trace_path VARCHAR, code VARCHAR, message VARCHAR)[]",
+        {"errors": [vars(p) for p in problems]},
+    )
     traces = _as_type(queries.get("load/traces").sql, paths)
     con.execute(f"CREATE OR REPLACE TABLE traces AS {traces}")
     con.execute(queries.get("load/drop_unreadable").sql)
@@ -641,6 +658,11 @@ def load_tool_calls(
     create_macros(con)
     con.execute(f"CREATE OR REPLACE TEMP TABLE quick_lines AS {queries.get('quick/lines').sql}")
     con.execute(f"CREATE OR REPLACE TEMP TABLE quick_traces AS {queries.get('quick/traces').sql}")
+    # read_blob passes over a file deleted after its check and numbers the files after it
+    # without it, so that a position would hold the next file's lines: a batch one of whose
+    # files is gone once read is loaded whole (which reads it again without that file)
+    if any_gone(quick):
+        con.execute("UPDATE quick_traces SET quick = false")
     read = con.table("quick_traces").filter("quick")
     taken = {path for (path,) in read.select("trace_path").fetchall()}
     ((events,),) = read.aggregate("coalesce(sum(events), 0)::BIGINT").fetchall()

@@ -539,6 +539,54 @@ def test_a_path_holding_wildcards_names_one_file(tmp_path: Path) -> None:
                       "ses_aYc": 2, "ses_x": 2, "ses_bXc": 2}  # fmt: skip
 
 
+@pytest.mark.parametrize("third", ["ses_3", "ses_3*x"])
+def test_a_trace_deleted_while_it_is_read_takes_no_other_trace_s_name(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, third: str
+) -> None:
+    """A file deleted after its check and before its read: DuckDB's reader passes over it
+    and numbers the files after it without it. The quick reading gave the next trace's
+    findings under its path too and named it nowhere; loading called it empty, and gave a
+    path holding a wildcard, named by its position, the findings of the trace after it."""
+    names = ["ses_0", "ses_1", "ses_2", third, "ses_4", "ses_5", "ses_6", "ses_7"]
+    paths = []
+    for name in names:
+        (tmp_path / name).mkdir()
+        # the tool calls name their session: the quick reading reads them
+        read = {"event_type": "tool_call", "session_id": name, "tool_name": "editor",
+                "status": "ok", "input": {"path": f"src/{name}.rs"},
+                "state_effect": "read"}  # fmt: skip
+        lines = [{"event_type": "session_start", "session_id": name},
+                 {**read, "turn": 0}, {**read, "turn": 1},
+                 {"event_type": "session_end", "exit_status": "ok"}]  # fmt: skip
+        (tmp_path / name / "trace.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+        paths.append(str(tmp_path / name / "trace.jsonl"))
+    # read in four parts of two files: the third file is the first of the second part
+    victim = paths[2]
+    kept = Path(victim).read_text()
+    detect = mur_trace.formats.detect
+
+    def detect_then_delete(path: str) -> str | None:
+        found = detect(path)
+        if path == paths[-1] and os.path.exists(victim):
+            os.remove(victim)  # every file has been checked: the read is next
+        return found
+
+    monkeypatch.setattr(mur_trace.formats, "detect", detect_then_delete)
+    for policy in ("reference", "context"):
+        Path(victim).write_text(kept)
+        result = runner.invoke(app, ["redundant", "--policy", policy, "-f", "jsonl", *paths])
+        assert result.exit_code == 0, result.output
+        rows = [json.loads(line) for line in result.stdout.splitlines()]
+        # each trace re-reads its own src/<name>.rs at line 3 (line 2 read it): the seven left
+        expected = [(p, f"src/{n}.rs", 3, 2) for n, p in zip(names, paths, strict=True)]
+        del expected[2]
+        found = [(r["trace_path"], r["resource"], r["line"], r["prior_line"]) for r in rows]
+        assert sorted(found) == sorted(expected), (policy, found)
+        assert result.stderr.splitlines() == [
+            f"warning[E-IO-001]: trace file not found: {victim} (skipped)"
+        ], (policy, result.stderr)
+
+
 def test_29_a_path_of_ten_thousand_segments(tmp_path: Path) -> None:
     path = "a/" * 10_000 + "b.rs"
     reads = [event(event_type="tool_call", turn=t, tool_name="e", input={"path": path},

@@ -11,6 +11,8 @@
 -- position cost 90 MB more at 5,000 files).
 -- read_blob passes over an entry that names no file and numbers the others without it:
 -- every path must name a file (callers check each first), or the positions after it move.
+-- A file deleted after that check moves them: callers check the files again once read,
+-- and read a batch that lost one again without it (load.load_tool_calls, load.load_traces).
 -- @param files VARCHAR[]  Paths of files (a constant: a variable's value).
 -- @column file_index BIGINT   Position of the file in `files`, from 0.
 -- @column filename   VARCHAR  The path, as given in `files`.

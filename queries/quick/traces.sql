@@ -3,7 +3,7 @@
 --
 -- It does when every line of it is `readable` and it has one at least: loading would find
 -- no error and no warning in it (no bad line, no torn last line, text that is UTF-8), and
--- its tool calls are the ones queries/quick/events.sql reads. Any other trace, and one
+-- its tool calls are the ones queries/quick/reference.sql reads. Any other trace, and one
 -- whose tool calls do not all name their session (filled from the trace by loading), is
 -- loaded whole by queries/load/lines.sql, which says what is wrong with it.
 -- @column file_index BIGINT   Position of the trace in `quick_files`, from 0.
