@@ -228,6 +228,14 @@ def test_the_scan_for_wrong_types_finds_escaped_keys_not_escapes_in_values() -> 
         r'{"event_type":"inference" , "\u0074urn" : 1}': True,
         r'{"event_type":"tool_call","input":{"text":"x,","k\"":1}}': True,
         r'{"ev\u0065nt_type":"tool_call"}': True,
+        # no backslash, `{"event_type":"` first: only the keys after a comma are looked at
+        '{"event_type":"inference" ,\t"turn" :"3"}': True,
+        '{"event_type":"shell","command":"a, b","exit_code":-1.5}': True,
+        '{"event_type":"tool_call","input":{"turn":"3"},"turn":3}': False,
+        '{"event_type":"tool_call","input":{"path":"a","turn":"3"}}': True,
+        # another key first: every key is looked at
+        '{"turn":"3","event_type":"inference"}': True,
+        '{ "event_type":"inference","session_id":7}': True,
     }
     for line, expected in found.items():
         ((got,),) = con.execute("SELECT may_have_wrong_types($line)", {"line": line}).fetchall()

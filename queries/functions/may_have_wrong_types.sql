@@ -8,20 +8,24 @@
 -- a `,` there is followed by no quote that opens a key: the `\": ` of
 -- `awk '{print NR\": \"$0}'` in a command is no key. Loading asks `wrong_field_index`
 -- only of the lines this finds (it costs about ten times the scan a byte). One scan
--- of the text, no parse. A key holds an escape only in a line that holds a backslash, so
--- the escape's branch runs on those lines only: the automaton of the other two branches
--- starts at a quote and skips to the next one, where the escape's branch (which starts at
--- a `{` or a `,`) made it step through every byte (one thread, 1,500 simulated sessions:
--- 0.30 -> 0.26 s of CPU, the lines found the same).
--- @param raw VARCHAR  A line of a trace.
+-- of the text, no parse. Where it can, it looks only at the members after the first: a
+-- line that holds no backslash (so no escape, in a key or anywhere) and starts with
+-- `{"event_type":"` has a string for its first member, and every other member of its
+-- object follows a `,` (and white space), so only a key right after a comma is looked at
+-- and the automaton skips from comma to comma, not from quote to quote (one thread, 1,500
+-- simulated sessions, 45.6 MB, medians of nine: 0.24 s of CPU for the scan of every key,
+-- 0.23 s with the escapes looked for only where there is a backslash, 0.17 s so; the first
+-- key of a nested object, which loading never checks, is passed over). Other lines get
+-- the whole scan. Its callers ask it only of lines that are valid JSON.
+-- @param raw VARCHAR  A line of a trace, valid JSON.
 -- @column result BOOLEAN  False when no field of the line can be of the wrong type.
 CASE
-    WHEN contains(raw, '\') THEN regexp_matches(
+    WHEN NOT contains(raw, '\') AND starts_with(raw, '{"event_type":"') THEN regexp_matches(
         raw,
-        '"(?:timestamp|turn|input_tokens|output_tokens|input_bytes|output_bytes|duration_ms|exit_code|stdout_bytes|stderr_bytes|max_turns|tokens_before|tokens_after|total_turns|total_input_tokens|total_output_tokens|total_tool_calls|total_shell_calls|turns|tool_calls|shell_calls|reopen_count|reopen_number)"\s*:\s*(?:[^0-9\s]|[0-9]+[.eE]|[0-9]{16})|"(?:event_type|session_id|event_id|parent_id|task_id|decision|tool_name|origin|status|skill_name|binary|command|capsule_name|capsule_version|model|exit_status|context_id|source|hook_name|reason)"\s*:\s*(?:[^"\sn]|n[^u])|[{,]\s*"(?:[^"\\]*\\.)+[^"\\]*"\s*:'
+        ',\s*(?:"(?:timestamp|turn|input_tokens|output_tokens|input_bytes|output_bytes|duration_ms|exit_code|stdout_bytes|stderr_bytes|max_turns|tokens_before|tokens_after|total_turns|total_input_tokens|total_output_tokens|total_tool_calls|total_shell_calls|turns|tool_calls|shell_calls|reopen_count|reopen_number)"\s*:\s*(?:[^0-9\s]|[0-9]+[.eE]|[0-9]{16})|"(?:event_type|session_id|event_id|parent_id|task_id|decision|tool_name|origin|status|skill_name|binary|command|capsule_name|capsule_version|model|exit_status|context_id|source|hook_name|reason)"\s*:\s*(?:[^"\sn]|n[^u]))'
     )
     ELSE regexp_matches(
         raw,
-        '"(?:timestamp|turn|input_tokens|output_tokens|input_bytes|output_bytes|duration_ms|exit_code|stdout_bytes|stderr_bytes|max_turns|tokens_before|tokens_after|total_turns|total_input_tokens|total_output_tokens|total_tool_calls|total_shell_calls|turns|tool_calls|shell_calls|reopen_count|reopen_number)"\s*:\s*(?:[^0-9\s]|[0-9]+[.eE]|[0-9]{16})|"(?:event_type|session_id|event_id|parent_id|task_id|decision|tool_name|origin|status|skill_name|binary|command|capsule_name|capsule_version|model|exit_status|context_id|source|hook_name|reason)"\s*:\s*(?:[^"\sn]|n[^u])'
+        '"(?:timestamp|turn|input_tokens|output_tokens|input_bytes|output_bytes|duration_ms|exit_code|stdout_bytes|stderr_bytes|max_turns|tokens_before|tokens_after|total_turns|total_input_tokens|total_output_tokens|total_tool_calls|total_shell_calls|turns|tool_calls|shell_calls|reopen_count|reopen_number)"\s*:\s*(?:[^0-9\s]|[0-9]+[.eE]|[0-9]{16})|"(?:event_type|session_id|event_id|parent_id|task_id|decision|tool_name|origin|status|skill_name|binary|command|capsule_name|capsule_version|model|exit_status|context_id|source|hook_name|reason)"\s*:\s*(?:[^"\sn]|n[^u])|[{,]\s*"(?:[^"\\]*\\.)+[^"\\]*"\s*:'
     )
 END
