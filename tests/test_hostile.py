@@ -242,6 +242,64 @@ def test_the_scan_for_wrong_types_finds_escaped_keys_not_escapes_in_values() -> 
         assert got is expected, line
 
 
+#: Fields of several event types, checked (of both kinds) or not, and values of every JSON type
+SCANNED_FIELDS = [
+    "session_id", "timestamp", "turn", "tool_name", "status", "input_bytes", "output_bytes",
+    "duration_ms", "exit_code", "command", "tokens_before", "total_turns", "exit_status",
+    "input", "state_effect", "note",
+]  # fmt: skip
+SCANNED_VALUES = [
+    '"3"', '"x"', "7", "0", "-1", "-0", "3.5", "1e3", "true", "null", "{}", "[]", '["a",1]',
+    "9007199254740991", "9007199254740992", '{"turn":"3"}', '"a, \\"b\\": c"',
+]  # fmt: skip
+
+
+@st.composite
+def scanned_line(draw) -> str:
+    """A line as the runtime writes it or as a hand writes it: `event_type` first or not, its
+    value a string or not, members of random JSON values, white space around commas and
+    colons or none, a key written with an escape now and then."""
+    kind = draw(st.sampled_from(['"tool_call"', '"shell"', '"session_end"', '"x"', "7"]))
+    fields = draw(st.lists(st.sampled_from(SCANNED_FIELDS), min_size=1, max_size=6, unique=True))
+    members = [("event_type", kind)] + [(f, draw(st.sampled_from(SCANNED_VALUES))) for f in fields]
+    if draw(st.booleans()):
+        members = draw(st.permutations(members))
+    written = []
+    for key, value in members:
+        if draw(st.integers(0, 9)) == 0:
+            key = f"\\u{ord(key[0]):04x}{key[1:]}"
+        colon = draw(st.sampled_from([":", ":", ": ", " :", "\t:\t"]))
+        written.append(f'"{key}"{colon}{value}')
+    comma = draw(st.sampled_from([",", ",", ", ", ",\t", " ,", "\r,\r"]))
+    return "{" + comma.join(written) + "}"
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(scanned_line(), min_size=1, max_size=20))
+def test_the_scan_finds_every_line_the_exact_check_rejects(lines: list[str]) -> None:
+    # the exact check runs only where the scan finds something: a line it passes over must
+    # hold no field of the wrong type (the comma rule of may_have_wrong_types included)
+    con = _scan_connection()
+    rows = con.execute(
+        "SELECT line, wrong_field_index(line) IS NOT NULL, may_have_wrong_types(line) "
+        "FROM unnest($lines::VARCHAR[]) AS t(line)",
+        {"lines": lines},
+    ).fetchall()
+    assert [line for line, wrong, found in rows if wrong and not found] == []
+
+
+_SCAN: list = []
+
+
+def _scan_connection():
+    """One connection with the macros for every example (hypothesis runs hundreds)."""
+    if not _SCAN:
+        con = connect()
+        create_macros(con)
+        _SCAN.append(con)
+    return _SCAN[0]
+
+
 def test_negative_exit_codes_and_null_fields_are_read(tmp_path: Path) -> None:
     trace = session(tmp_path, text(events(
         {"event_type": "shell", "turn": 1, "exit_code": -1, "duration_ms": None},
@@ -552,18 +610,15 @@ def test_a_catalog_path_that_cannot_be_written_is_a_clear_error(
 
 # ── fuzzing ──────────────────────────────────────────────────────────────────
 
-VALID = [json.dumps(e) for e in events()] + [
-    json.dumps({"event_type": "shell", "turn": 1, "exit_code": -2, "command": "rm src/a.rs"}),
-    json.dumps({"event_type": "compaction", "turn": 1, "tokens_before": 5, "tokens_after": 2}),
-    json.dumps(
-        {
-            "event_type": "tool_call",
-            "turn": 3,
-            "input": {"path": "src/a.rs"},
-            "state_effect": "mutate",
-        }
-    ),  # fmt: skip
+#: The fuzzer's events, written as Python writes them (a space after each comma and
+#: colon) and as the runtime does (compact), so that both ways of the type scan are fuzzed
+FUZZ_EVENTS = [
+    *events(),
+    {"event_type": "shell", "turn": 1, "exit_code": -2, "command": "rm src/a.rs"},
+    {"event_type": "compaction", "turn": 1, "tokens_before": 5, "tokens_after": 2},
+    {"event_type": "tool_call", "turn": 3, "input": {"path": "src/a.rs"}, "state_effect": "mutate"},
 ]
+SEPARATORS = [(", ", ": "), (",", ":")]
 JSON_VALUES = st.sampled_from(
     ['"3"', "-1", "-0", "1e30", "3.5", "true", "null", "{}", "[]", '"x"', "7", "9007199254740992"]
 )
@@ -571,9 +626,12 @@ JSON_VALUES = st.sampled_from(
 
 @st.composite
 def mutated(draw) -> str:
-    """A valid line, then maybe cut, a byte changed or inserted, or a value replaced (its
-    key maybe written with an escape, which every JSON reader decodes)."""
-    line = draw(st.sampled_from(VALID))
+    """A valid line (written with spaces or compact), then maybe cut, a byte changed or
+    inserted, or a value replaced (its key maybe written with an escape, which every JSON
+    reader decodes, or with white space after the comma before it)."""
+    event = draw(st.sampled_from(FUZZ_EVENTS))
+    separators = draw(st.sampled_from(SEPARATORS))
+    line = json.dumps(event, separators=separators)
     how = draw(st.sampled_from(["keep", "keep", "cut", "flip", "insert", "value", "key"]))
     at = draw(st.integers(0, len(line)))
     if how == "cut":
@@ -583,11 +641,15 @@ def mutated(draw) -> str:
     if how == "insert":
         return line[:at] + draw(st.sampled_from(["\x00", "{", '"', ",", "\\", "é"])) + line[at:]
     if how == "value":
-        event = json.loads(line)
         key = draw(st.sampled_from(sorted(event)))
-        line = line.replace(json.dumps(event[key]), draw(JSON_VALUES), 1)
-        if draw(st.booleans()):
+        value = json.dumps(event[key], separators=separators)
+        line = line.replace(value, draw(JSON_VALUES), 1)
+        written = draw(st.sampled_from(["as is", "escaped", "spaced"]))
+        if written == "escaped":
             line = line.replace(f'"{key}"', f'"\\u{ord(key[0]):04x}{key[1:]}"', 1)
+        if written == "spaced":
+            space = draw(st.sampled_from([" ", "\t", "\r", " \t "]))
+            line = line.replace(f'{separators[0]}"{key}"', f',{space}"{key}"', 1)
         return line
     if how == "key":
         return line.replace('"event_type"', draw(st.sampled_from(['"event"', '"Event_Type"'])), 1)
