@@ -67,6 +67,7 @@ MACROS: dict[str, tuple[str, str]] = {
     "wrong_json_type": ("value, written, kind", "functions/wrong_json_type"),
     "checked_fields": ("", "functions/checked_fields"),
     "event_fields": ("event_type", "functions/event_fields"),
+    "wrong_type_keys": ("", "functions/wrong_type_keys"),
     "may_have_wrong_types": ("raw", "functions/may_have_wrong_types"),
     "wrong_field_index": ("raw", "functions/wrong_field_index"),
     "split_shell_words": ("command", "functions/split_shell_words"),

@@ -3,6 +3,7 @@ hang, never a changed trace, never a corrupt catalog."""
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import random
@@ -16,6 +17,7 @@ import tempfile
 import time
 from pathlib import Path
 
+import duckdb
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -288,16 +290,12 @@ def test_the_scan_finds_every_line_the_exact_check_rejects(lines: list[str]) -> 
     assert [line for line, wrong, found in rows if wrong and not found] == []
 
 
-_SCAN: list = []
-
-
-def _scan_connection():
+@functools.cache
+def _scan_connection() -> duckdb.DuckDBPyConnection:
     """One connection with the macros for every example (hypothesis runs hundreds)."""
-    if not _SCAN:
-        con = connect()
-        create_macros(con)
-        _SCAN.append(con)
-    return _SCAN[0]
+    con = connect()
+    create_macros(con)
+    return con
 
 
 def test_negative_exit_codes_and_null_fields_are_read(tmp_path: Path) -> None:

@@ -20,12 +20,8 @@
 -- @param raw VARCHAR  A line of a trace, valid JSON.
 -- @column result BOOLEAN  False when no field of the line can be of the wrong type.
 CASE
-    WHEN NOT contains(raw, '\') AND starts_with(raw, '{"event_type":"') THEN regexp_matches(
-        raw,
-        ',\s*(?:"(?:timestamp|turn|input_tokens|output_tokens|input_bytes|output_bytes|duration_ms|exit_code|stdout_bytes|stderr_bytes|max_turns|tokens_before|tokens_after|total_turns|total_input_tokens|total_output_tokens|total_tool_calls|total_shell_calls|turns|tool_calls|shell_calls|reopen_count|reopen_number)"\s*:\s*(?:[^0-9\s]|[0-9]+[.eE]|[0-9]{16})|"(?:event_type|session_id|event_id|parent_id|task_id|decision|tool_name|origin|status|skill_name|binary|command|capsule_name|capsule_version|model|exit_status|context_id|source|hook_name|reason)"\s*:\s*(?:[^"\sn]|n[^u]))'
-    )
-    ELSE regexp_matches(
-        raw,
-        '"(?:timestamp|turn|input_tokens|output_tokens|input_bytes|output_bytes|duration_ms|exit_code|stdout_bytes|stderr_bytes|max_turns|tokens_before|tokens_after|total_turns|total_input_tokens|total_output_tokens|total_tool_calls|total_shell_calls|turns|tool_calls|shell_calls|reopen_count|reopen_number)"\s*:\s*(?:[^0-9\s]|[0-9]+[.eE]|[0-9]{16})|"(?:event_type|session_id|event_id|parent_id|task_id|decision|tool_name|origin|status|skill_name|binary|command|capsule_name|capsule_version|model|exit_status|context_id|source|hook_name|reason)"\s*:\s*(?:[^"\sn]|n[^u])|[{,]\s*"(?:[^"\\]*\\.)+[^"\\]*"\s*:'
-    )
+    WHEN NOT contains(raw, '\') AND starts_with(raw, '{"event_type":"')
+        THEN regexp_matches(raw, ',\s*(?:' || wrong_type_keys() || ')')
+    -- and a key written with an escape: a string after a `{` or a `,` holding a `\`
+    ELSE regexp_matches(raw, wrong_type_keys() || '|[{,]\s*"(?:[^"\\]*\\.)+[^"\\]*"\s*:')
 END
