@@ -45,7 +45,7 @@ from .load import (
     plain,
     trace_warnings,
 )
-from .sessions import discover, trace_key
+from .sessions import discover, trace_key, trace_keys
 from .writes import check_target
 
 #: Version of the catalog's tables. A catalog of an older version must be rebuilt.
@@ -318,7 +318,7 @@ def ingest(
     # through a link to its workdir, is one trace
     found = discover(paths, Path(workdir) if workdir else None)
     check_target(db, roots, "write the catalog", files=found)
-    files = [trace_key(f) for f in found]
+    files = trace_keys(found)
     report = IngestReport(skipped=check_files(files))
     if report.skipped and len(report.skipped) == len(files):  # nothing to read: say why
         raise MurTraceError(report.skipped[0].code, report.skipped[0].message)

@@ -59,6 +59,7 @@ from .sessions import (
     DEFAULT_WORKDIR,
     discover,
     is_literal,
+    real_paths,
     resolve_session,
     select_sessions,
 )
@@ -715,7 +716,7 @@ def _report_source(paths: list[Path], workdir: Path, db: Path | None) -> str:
     they all lie in it, else the directory they share (or how many places)."""
     if db is not None:
         return str(db)
-    homes = {os.path.realpath(p.parent.parent) for p in paths}
+    homes = set(real_paths(p.parent.parent for p in paths))
     if not paths or homes == {os.path.realpath(workdir)}:
         return str(workdir)
     if len(homes) == 1:
@@ -948,7 +949,8 @@ def synth(
 
 
 def main() -> None:
-    """Entry point of the `mur-trace` console script."""
+    """The command line: parse the arguments, run the command, exit with its status
+    (`mur_trace.__main__.main` starts it for the console script)."""
     if sys.stdout is None:  # started with its standard output closed (`>&-`)
         sys.stderr.write(f"error[{E_IO_003}]: standard output is closed\n")
         sys.exit(EXIT_ERROR)

@@ -107,12 +107,45 @@ def as_paths(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]] | 
     return list(paths)
 
 
-def trace_key(path: str | os.PathLike[str]) -> str:
-    """The path a trace is known by across runs: absolute, with the directories above it
-    resolved (a workdir reached through a link is one workdir), the file itself not (a
+def real_paths(paths: Iterable[str | os.PathLike[str]]) -> list[str]:
+    """`os.path.realpath` of each of `paths`, the directories they share resolved once.
+
+    `realpath` looks at every component of a path: six `lstat` calls for each trace of a
+    workdir, 0.22-0.25 s for 5,000 sessions on a slow machine. Resolving a path's directory
+    (remembered, and resolved the same way) and then its last component gives the same
+    path with two.
+    """
+    known: dict[str, str] = {}
+
+    def real(path: str) -> str:
+        head, tail = os.path.split(path)
+        if not head or not tail or tail in (os.curdir, os.pardir):
+            return os.path.realpath(path)
+        parent = known.get(head)
+        if parent is None:
+            parent = known[head] = real(head)
+        joined = os.path.join(parent, tail)
+        try:
+            link = stat.S_ISLNK(os.lstat(joined).st_mode)
+        except OSError:  # missing, or not reachable: realpath leaves it as it is
+            link = False
+        return os.path.realpath(joined) if link else joined
+
+    return [real(os.fspath(path)) for path in paths]
+
+
+def trace_keys(paths: Iterable[str | os.PathLike[str]]) -> list[str]:
+    """The paths traces are known by across runs: absolute, with the directories above them
+    resolved (a workdir reached through a link is one workdir), the files themselves not (a
     session's trace linked from elsewhere keeps its session's name)."""
-    directory, name = os.path.split(os.path.abspath(path))
-    return os.path.join(os.path.realpath(directory), name)
+    split = [os.path.split(os.path.abspath(path)) for path in paths]
+    directories = real_paths(directory for directory, _ in split)
+    return [os.path.join(d, name) for d, (_, name) in zip(directories, split, strict=True)]
+
+
+def trace_key(path: str | os.PathLike[str]) -> str:
+    """The path one trace is known by across runs (`trace_keys`)."""
+    return trace_keys([path])[0]
 
 
 def discover(
@@ -145,8 +178,7 @@ def discover(
             found.append(str(path))
     seen: set[str] = set()
     unique = []
-    for trace in found:
-        key = os.path.realpath(trace)
+    for trace, key in zip(found, real_paths(found), strict=True):
         if key not in seen:
             seen.add(key)
             unique.append(trace)
