@@ -21,6 +21,7 @@ import contextlib
 import os
 import re
 import stat
+import threading
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -141,11 +142,64 @@ class TraceWarning:
     message: str
 
 
+class _Opening(threading.Thread):
+    """An in-memory database opened in the background (`open_in_background`)."""
+
+    lock = threading.Lock()
+    #: the one started and not yet taken; `started`: whether one ever was
+    pending: _Opening | None = None
+    started = False
+
+    def __init__(self) -> None:
+        # not a daemon: the interpreter waits for it before it exits, never tearing down
+        # DuckDB while a database is half made
+        super().__init__(name="mur-trace-open")
+        self.con: duckdb.DuckDBPyConnection | None = None
+
+    def run(self) -> None:
+        # a failure is left to the connect() that would take it: it opens one itself and
+        # says what is wrong
+        with contextlib.suppress(Exception):
+            self.con = duckdb.connect()
+
+    @classmethod
+    def take(cls) -> duckdb.DuckDBPyConnection | None:
+        """The database opened in the background, once; None when there is none (left)."""
+        with cls.lock:
+            opening, cls.pending = cls.pending, None
+        if opening is None:
+            return None
+        opening.join()
+        return opening.con
+
+
+def open_in_background() -> None:
+    """Start opening the in-memory database that the next `connect()` returns.
+
+    Opening one takes DuckDB 20-50 ms (it registers its functions), during which it lets
+    Python run: the command line starts this before it imports Typer and its commands,
+    which import meanwhile. Only the first call starts one.
+    """
+    with _Opening.lock:
+        if _Opening.started:
+            return
+        _Opening.started = True
+        _Opening.pending = _Opening()
+        _Opening.pending.start()
+
+
 def connect(database: str = ":memory:", read_only: bool = False) -> duckdb.DuckDBPyConnection:
     """A DuckDB connection as mur-trace uses it. DuckDB's progress bar does not print: it
     goes to stdout, even into a pipe, and would corrupt the rows of a long query's output.
-    The allocator returns freed memory in the background."""
-    con = duckdb.connect(database, read_only=read_only)
+    The allocator returns freed memory in the background. An in-memory database is the one
+    `open_in_background` opened, when there is one not yet taken; a catalog's command closes
+    that one (25 MB)."""
+    con = _Opening.take()
+    if con is not None and (database != ":memory:" or read_only):
+        con.close()
+        con = None
+    if con is None:
+        con = duckdb.connect(database, read_only=read_only)
     # Memory a batch frees goes back to the system before the next one is loaded (one
     # database loads batch after batch): without this the peak of `redundant` over 20,000
     # sessions went from 660 MB to 880 MB over nine runs, with it 660 MB to 700 MB over

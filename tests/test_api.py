@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import duckdb
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import mur_trace
 from mur_trace import queries
-from mur_trace.load import MATERIALISED, VIEWS
+from mur_trace.load import MATERIALISED, VIEWS, _Opening, connect, open_in_background
+from mur_trace.sessions import real_paths
 
 
 def test_load_returns_relations(sample_workdir: Path) -> None:
@@ -201,3 +205,96 @@ def test_the_report_gives_the_same_numbers_every_run(tmp_path: Path) -> None:
     assert len(runs) == 1
     ((stats, _),) = runs
     assert {row[1] for row in stats} >= {"turns", "duration_ms", "tool_success_pct"}
+
+
+# ── resolving many paths: sessions.real_paths ───────────────────────────────────────────
+
+#: The names a random path is made of, in a tree that has every kind of link: a directory
+#: link, a file link, a link to a link, a link loop, a dangling link.
+PARTS = ["wd", "ses_a", "ses_b", "ses_c", "trace.jsonl", "wd_link", "loop", "dangling",
+         "missing", "..", ".", ""]  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def link_tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("links")
+    (root / "wd" / "ses_a").mkdir(parents=True)
+    (root / "wd" / "ses_a" / "trace.jsonl").write_text("{}\n")
+    (root / "wd" / "ses_b").symlink_to("ses_a")
+    (root / "wd" / "ses_c").mkdir()
+    (root / "wd" / "ses_c" / "trace.jsonl").symlink_to("../ses_b/trace.jsonl")
+    (root / "wd_link").symlink_to(root / "wd")
+    (root / "loop").symlink_to("loop")
+    (root / "dangling").symlink_to("nowhere")
+    return root
+
+
+@settings(
+    max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    paths=st.lists(
+        st.tuples(st.booleans(), st.lists(st.sampled_from(PARTS), min_size=1, max_size=6)),
+        min_size=1,
+        max_size=8,
+    )
+)
+def test_real_paths_is_realpath(
+    paths: list[tuple[bool, list[str]]], link_tree: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The same as `os.path.realpath`, path for path, whatever the links, `..` and `.` in
+    them, relative or absolute, existing or not; the directories shared between them
+    resolved once."""
+    monkeypatch.chdir(link_tree / "wd")
+    given_paths = [
+        os.path.join(str(link_tree) if absolute else "", *parts) or "." for absolute, parts in paths
+    ]
+    assert real_paths(given_paths) == [os.path.realpath(p) for p in given_paths]
+
+
+def test_real_paths_dedupe_a_workdir(link_tree: Path) -> None:
+    """A session directory linked to another, a trace linked to another's: one trace."""
+    found = mur_trace.sessions.discover([link_tree / "wd", link_tree / "wd_link"])
+    assert found == [str(link_tree / "wd" / "ses_a" / "trace.jsonl")]
+
+
+# ── the database opened while the command line imports: load.open_in_background ─────────
+
+
+def test_connect_takes_the_database_opened_in_the_background(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setattr(_Opening, "pending", None)
+    monkeypatch.setattr(_Opening, "started", False)
+    open_in_background()
+    opening = _Opening.pending
+    assert opening is not None
+    open_in_background()  # once: the second call starts nothing
+    assert _Opening.pending is opening
+    con = connect()
+    assert con is opening.con  # taken, and set up as every connection is
+    assert _Opening.pending is None
+    assert con.execute("SELECT current_setting('allocator_background_threads')").fetchone() == (
+        True,
+    )
+    other = connect()  # the next one is its own
+    assert other is not con
+    con.execute("CREATE TABLE t AS SELECT 1 AS x")
+    assert other.execute(
+        "SELECT count(*) FROM duckdb_tables() WHERE table_name = 't'"
+    ).fetchone() == (0,)
+
+
+def test_a_catalog_closes_the_database_opened_in_the_background(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setattr(_Opening, "pending", None)
+    monkeypatch.setattr(_Opening, "started", False)
+    open_in_background()
+    opening = _Opening.pending
+    assert opening is not None
+    con = connect(str(tmp_path / "catalog.duckdb"))
+    assert _Opening.pending is None
+    with pytest.raises(duckdb.ConnectionException):
+        opening.con.execute("SELECT 1")
+    assert con.execute("SELECT 1").fetchone() == (1,)
