@@ -261,14 +261,19 @@ def test_real_paths_dedupe_a_workdir(link_tree: Path) -> None:
 # ── the database opened while the command line imports: load.open_in_background ─────────
 
 
-def test_connect_takes_the_database_opened_in_the_background(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> None:
+@pytest.fixture
+def opening(monkeypatch: pytest.MonkeyPatch) -> _Opening:
+    """A database being opened in the background, as the command line starts one; the
+    process's own state (none started yet) is given back afterwards."""
     monkeypatch.setattr(_Opening, "pending", None)
     monkeypatch.setattr(_Opening, "started", False)
     open_in_background()
-    opening = _Opening.pending
-    assert opening is not None
+    started = _Opening.pending
+    assert started is not None
+    return started
+
+
+def test_connect_takes_the_database_opened_in_the_background(opening: _Opening) -> None:
     open_in_background()  # once: the second call starts nothing
     assert _Opening.pending is opening
     con = connect()
@@ -286,13 +291,8 @@ def test_connect_takes_the_database_opened_in_the_background(
 
 
 def test_a_catalog_closes_the_database_opened_in_the_background(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+    opening: _Opening, tmp_path: Path
 ) -> None:
-    monkeypatch.setattr(_Opening, "pending", None)
-    monkeypatch.setattr(_Opening, "started", False)
-    open_in_background()
-    opening = _Opening.pending
-    assert opening is not None
     con = connect(str(tmp_path / "catalog.duckdb"))
     assert _Opening.pending is None
     with pytest.raises(duckdb.ConnectionException):
