@@ -380,17 +380,30 @@ class Relations:
         for name in self.uses(sql):
             self.ensure(name)
 
-    def view(self, name: str) -> duckdb.DuckDBPyRelation:
+    def view(
+        self, name: str, where: dict[str, Any] | None = None, order: str | None = None
+    ) -> duckdb.DuckDBPyRelation:
         """The relation `name`, created first if need be, with its paths as text, as `plain`
         hands them out (cast in the SQL here: `plain`'s projection cost 1.5 ms a relation,
-        which `show` pays for each of its eight)."""
+        which `show` pays for each of its eight). With `where`, only its rows whose columns
+        equal the values given (bound, never spliced into the SQL); with `order`, in that
+        order (columns, as SQL). One statement: DuckDB plans a relation again at each
+        filter or order put on it (`show`'s sections took 0.17 s so, 0.14 s in one)."""
         self.ensure(name)
         query = {**VIEWS, **MATERIALISED}.get(
             findings_view(self.policy) if name == ACTIVE_FINDINGS else name
         )
-        if query is None or "trace_path" not in [c.name for c in queries.get(query).columns]:
+        paths = query is not None and "trace_path" in [c.name for c in queries.get(query).columns]
+        if not (paths or where or order):
             return self.con.view(name)
-        return self.con.sql(f"SELECT * REPLACE (trace_path::VARCHAR AS trace_path) FROM {name}")
+        select = "* REPLACE (trace_path::VARCHAR AS trace_path)" if paths else "*"
+        sql = f"SELECT * FROM (SELECT {select} FROM {name})"
+        values = {f"v{i}": value for i, value in enumerate((where or {}).values())}
+        if where:
+            sql += " WHERE " + " AND ".join(f'"{c}" = $v{i}' for i, c in enumerate(where))
+        if order:
+            sql += f" ORDER BY {order}"
+        return self.con.sql(sql, params=values or None)
 
     def use_policy(self, policy: str) -> None:
         """Point `redundant_calls`, which the metric views count, at a policy's findings."""

@@ -10,7 +10,7 @@ import duckdb
 
 from . import queries
 from .effects import Effect
-from .errors import E_TRC_001, MurTraceError
+from .errors import E_TRC_001, E_TRC_002, MurTraceError
 from .load import (
     ACTIVE_FINDINGS,
     Relations,
@@ -21,11 +21,6 @@ from .load import (
     set_rules,
     trace_warnings,
 )
-
-
-def _where(rel: duckdb.DuckDBPyRelation, column: str, value: Any) -> duckdb.DuckDBPyRelation:
-    """Rows of `rel` whose `column` equals `value` (bound as a constant, never spliced)."""
-    return rel.filter(duckdb.ColumnExpression(column) == duckdb.ConstantExpression(value))
 
 
 @dataclass(frozen=True)
@@ -149,7 +144,7 @@ class Trace:
     def _loaded(self, trace_path: str) -> str:
         """The loaded trace a path names, however spelled (`a/../S/trace.jsonl`, relative or
         absolute, through a link): loading reads a file once, under its first spelling."""
-        known = [path for (path,) in self.con.table("traces").select("trace_path").fetchall()]
+        known = [path for (path,) in self.con.execute("SELECT trace_path FROM traces").fetchall()]
         if trace_path in known:
             return trace_path
         real = os.path.realpath(trace_path)
@@ -158,14 +153,15 @@ class Trace:
     def _complete(self, trace_path: str | None) -> tuple[str, duckdb.DuckDBPyRelation]:
         """The trace asked for (default: the first loaded) and its metrics; it must be whole."""
         if trace_path is None:
-            trace_path = self.con.table("traces").order("ordinal").fetchall()[0][0]
+            trace_path = self._first()
         trace_path = self._loaded(trace_path)
         # asked of `sessions`, which is far lighter to plan than the metrics
-        rows = (
-            _where(self.sessions, "trace_path", trace_path)
-            .select("has_session_start, has_session_end")
-            .fetchall()
-        )
+        self._relations.ensure("sessions")
+        rows = self.con.execute(
+            "SELECT has_session_start, has_session_end FROM sessions "
+            "WHERE trace_path::VARCHAR = $path",
+            {"path": trace_path},
+        ).fetchall()
         if not rows:
             left_out = next((s for s in self.skipped if s.trace_path == trace_path), None)
             if left_out is not None:  # what kept it out is the error
@@ -174,31 +170,38 @@ class Trace:
         for present, event in zip(rows[0], ("session_start", "session_end"), strict=True):
             if not present:
                 raise MurTraceError(E_TRC_001, f"{trace_path}: no {event} event found")
-        return trace_path, _where(self.session_metrics(), "trace_path", trace_path)
+        return trace_path, self._relations.view("session_metrics", {"trace_path": trace_path})
+
+    def _first(self) -> str:
+        """The first trace loaded."""
+        first = self.con.execute(
+            "SELECT trace_path FROM traces ORDER BY ordinal LIMIT 1"
+        ).fetchone()
+        if first is None:
+            raise MurTraceError(E_TRC_002, "no sessions loaded")
+        return first[0]
 
     def show(self, trace_path: str | None = None) -> SessionShow:
         """The sections of `mur trace show` for one session (default: the first loaded)."""
         trace_path, metrics = self._complete(trace_path)
-        turns = _where(self._relations.view("calls_by_turn"), "trace_path", trace_path).order(
-            "turn"
-        )
+        view = self._relations.view
+        this = {"trace_path": trace_path}
+        findings = findings_view(self.policy)
         return SessionShow(
             metrics=metrics,
-            tool_turns=_where(turns, "kind", "tool_call"),
-            skill_turns=_where(turns, "kind", "skill_call"),
-            redundant=_where(self.redundant_calls(), "trace_path", trace_path),
-            exit_codes=_where(
-                self._relations.view("shell_exit_codes"), "trace_path", trace_path
-            ).order("exit_code"),
-            reopens=_where(self._relations.view("reopens"), "trace_path", trace_path).order("line"),
-            tasks=_where(self._relations.view("tasks"), "trace_path", trace_path).order("line"),
+            tool_turns=view("calls_by_turn", {**this, "kind": "tool_call"}, "turn"),
+            skill_turns=view("calls_by_turn", {**this, "kind": "skill_call"}, "turn"),
+            redundant=view(findings, this, None if findings in self._in_order else "line"),
+            exit_codes=view("shell_exit_codes", this, "exit_code"),
+            reopens=view("reopens", this, "line"),
+            tasks=view("tasks", this, "line"),
         )
 
     def steps(self, trace_path: str | None = None) -> duckdb.DuckDBPyRelation:
         """One row per inference turn of one session (default: the first loaded)."""
         if trace_path is None:
-            trace_path = self.con.table("traces").order("ordinal").fetchall()[0][0]
-        return _where(self._relations.view("steps"), "trace_path", trace_path).order("line")
+            trace_path = self._first()
+        return self._relations.view("steps", {"trace_path": trace_path}, "line")
 
     def diff(self, before: str, after: str) -> duckdb.DuckDBPyRelation:
         """The metric table of run A (`before`) against run B (`after`), by trace path."""
