@@ -541,7 +541,7 @@ def shadow(con: duckdb.DuckDBPyConnection, trace_paths: list[str]) -> None:
         "SET VARIABLE narrowed_range = $r::VARCHAR[]",
         {"r": [min(trace_paths), max(trace_paths)] if trace_paths else ["", ""]},
     )
-    (database,) = con.execute("SELECT current_database()").fetchone()
+    ((database,),) = con.execute("SELECT current_database()").fetchall()
     database = database.replace('"', '""')  # the file's name, quoted as an identifier
     for table in STORED:
         # the range lets the scan skip the row groups that hold none of these traces

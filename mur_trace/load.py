@@ -18,6 +18,7 @@ files. Loading (`load_traces`) defines:
 from __future__ import annotations
 
 import contextlib
+import itertools
 import os
 import re
 import stat
@@ -349,6 +350,9 @@ class Relations:
         }
         self.created: set[str] = set()
         self.policy = "reference"
+        # the parameters of `view`'s relations: named apart, so that they combine (a
+        # union or join of two relations may not hold two parameters of one name)
+        self._parameters = itertools.count()
 
     def names(self) -> list[str]:
         return [*self.sources, *self.materialised, ACTIVE_FINDINGS]
@@ -398,9 +402,10 @@ class Relations:
             return self.con.view(name)
         select = "* REPLACE (trace_path::VARCHAR AS trace_path)" if paths else "*"
         sql = f"SELECT * FROM (SELECT {select} FROM {name})"
-        values = {f"v{i}": value for i, value in enumerate((where or {}).values())}
+        names = {column: f"v{next(self._parameters)}" for column in where or {}}
         if where:
-            sql += " WHERE " + " AND ".join(f'"{c}" = $v{i}' for i, c in enumerate(where))
+            sql += " WHERE " + " AND ".join(f'"{c}" = ${names[c]}' for c in where)
+        values = {names[column]: value for column, value in (where or {}).items()}
         if order:
             sql += f" ORDER BY {order}"
         return self.con.sql(sql, params=values or None)

@@ -113,23 +113,31 @@ def real_paths(paths: Iterable[str | os.PathLike[str]]) -> list[str]:
     `realpath` looks at every component of a path: six `lstat` calls for each trace of a
     workdir, 0.22-0.25 s for 5,000 sessions on a slow machine. Resolving a path's directory
     (remembered, and resolved the same way) and then its last component gives the same
-    path with two.
+    path with two. The same paths as `realpath` gives, but where a path goes through a
+    link loop (no file is behind it, and the two may spell it differently).
     """
     known: dict[str, str] = {}
 
     def real(path: str) -> str:
-        head, tail = os.path.split(path)
-        if not head or not tail or tail in (os.curdir, os.pardir):
-            return os.path.realpath(path)
-        parent = known.get(head)
-        if parent is None:
-            parent = known[head] = real(head)
-        joined = os.path.join(parent, tail)
-        try:
-            link = stat.S_ISLNK(os.lstat(joined).st_mode)
-        except OSError:  # missing, or not reachable: realpath leaves it as it is
-            link = False
-        return os.path.realpath(joined) if link else joined
+        # up to a directory already resolved, or one `realpath` resolves whole (the
+        # first component, a `.` or `..`); then down again, a component at a time
+        below: list[tuple[str, str]] = []
+        while path not in known:
+            head, tail = os.path.split(path)
+            if not head or not tail or tail in (os.curdir, os.pardir):
+                known[path] = os.path.realpath(path)
+                break
+            below.append((path, tail))
+            path = head
+        resolved = known[path]
+        for spelled, tail in reversed(below):
+            joined = os.path.join(resolved, tail)
+            try:
+                link = stat.S_ISLNK(os.lstat(joined).st_mode)
+            except OSError:  # missing, or not reachable: realpath leaves it as it is
+                link = False
+            resolved = known[spelled] = os.path.realpath(joined) if link else joined
+        return resolved
 
     return [real(os.fspath(path)) for path in paths]
 

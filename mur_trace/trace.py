@@ -174,12 +174,13 @@ class Trace:
 
     def _first(self) -> str:
         """The first trace loaded."""
+        # fetchall: a result left unfinished would stop the connection's next relation
         first = self.con.execute(
             "SELECT trace_path FROM traces ORDER BY ordinal LIMIT 1"
-        ).fetchone()
-        if first is None:
+        ).fetchall()
+        if not first:
             raise MurTraceError(E_TRC_002, "no sessions loaded")
-        return first[0]
+        return first[0][0]
 
     def show(self, trace_path: str | None = None) -> SessionShow:
         """The sections of `mur trace show` for one session (default: the first loaded)."""

@@ -211,8 +211,8 @@ def test_the_report_gives_the_same_numbers_every_run(tmp_path: Path) -> None:
 
 #: The names a random path is made of, in a tree that has every kind of link: a directory
 #: link, a file link, a link to a link, a link loop, a dangling link.
-PARTS = ["wd", "ses_a", "ses_b", "ses_c", "trace.jsonl", "wd_link", "loop", "dangling",
-         "missing", "..", ".", ""]  # fmt: skip
+PARTS = ["wd", "ses_a", "ses_b", "ses_c", "trace.jsonl", "wd_link", "up", "loop",
+         "dangling", "missing", "..", ".", ""]  # fmt: skip
 
 
 @pytest.fixture(scope="module")
@@ -226,6 +226,7 @@ def link_tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (root / "wd_link").symlink_to(root / "wd")
     (root / "loop").symlink_to("loop")
     (root / "dangling").symlink_to("nowhere")
+    (root / "up").symlink_to("wd/..")  # a link to a directory above its target's
     return root
 
 
@@ -242,14 +243,26 @@ def link_tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_real_paths_is_realpath(
     paths: list[tuple[bool, list[str]]], link_tree: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The same as `os.path.realpath`, path for path, whatever the links, `..` and `.` in
-    them, relative or absolute, existing or not; the directories shared between them
-    resolved once."""
+    """The same as `os.path.realpath`, path for path, whatever the links, `..`, `.` and
+    doubled separators in them, relative or absolute, existing or not; the directories
+    shared between them resolved once. A path through a link loop names no file and may
+    be spelled otherwise (`realpath` gives up on it where it meets the loop): it is only
+    resolved without an error."""
     monkeypatch.chdir(link_tree / "wd")
     given_paths = [
-        os.path.join(str(link_tree) if absolute else "", *parts) or "." for absolute, parts in paths
+        (f"{link_tree}/" if absolute else "") + "/".join(parts) for absolute, parts in paths
     ]
-    assert real_paths(given_paths) == [os.path.realpath(p) for p in given_paths]
+    found = real_paths(given_paths)
+    assert len(found) == len(given_paths)
+    for path, real in zip(given_paths, found, strict=True):
+        if "loop" not in path.split("/"):
+            assert real == os.path.realpath(path), path
+
+
+def test_real_paths_of_a_deep_path(tmp_path: Path) -> None:
+    """A path of thousands of components (one is resolved a component at a time)."""
+    deep = str(tmp_path) + "/a/.." * 2000 + "/x"
+    assert real_paths([deep, deep]) == [os.path.realpath(deep)] * 2
 
 
 def test_real_paths_dedupe_a_workdir(link_tree: Path) -> None:
@@ -271,6 +284,19 @@ def opening(monkeypatch: pytest.MonkeyPatch) -> _Opening:
     started = _Opening.pending
     assert started is not None
     return started
+
+
+def test_show_and_steps_relations_combine_and_repeat(sample_workdir: Path) -> None:
+    """Each of show's sections is one statement with its values bound under names of its
+    own: two combine (a union, a join), and asking again gives the same rows."""
+    trace = mur_trace.load(workdir=sample_workdir)
+    first = trace.steps().fetchall()
+    assert first and trace.steps().fetchall() == first  # no result left unfinished
+    shown = trace.show()
+    turns = shown.tool_turns.union(shown.skill_turns).fetchall()
+    assert len(turns) == len(shown.tool_turns.fetchall()) + len(shown.skill_turns.fetchall())
+    joined = shown.tool_turns.join(shown.metrics.set_alias("m"), "trace_path").fetchall()
+    assert len(joined) == len(shown.tool_turns.fetchall()) > 0
 
 
 def test_connect_takes_the_database_opened_in_the_background(opening: _Opening) -> None:
