@@ -33,14 +33,11 @@ import tempfile
 import time
 from pathlib import Path
 
+from speed import ENV  # commands run as installed (bytecode cached)
+
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE_WORKDIR = ROOT / "sample_traces" / "workdir"
 MUR = [sys.executable, "-m", "mur_trace"]
-#: Commands run as installed (bytecode cached, as `pip install` leaves it; see speed.py).
-ENV = {
-    **{k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"},
-    "PYTHONPYCACHEPREFIX": str(Path(tempfile.gettempdir()) / "mur-trace-bench-pycache"),
-}
 CONTENDERS = ("single", "local[1]", "local[2]")
 #: Spark's floor under `mur-trace spark` (whole command, as the others): start a session,
 #: read the export's events, repartition them by trace, sort them and hand them to Python

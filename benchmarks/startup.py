@@ -18,15 +18,12 @@ import os
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
+from speed import ENV  # commands run as installed (bytecode cached)
+
 HERE = Path(__file__).resolve().parent
-ENV = {
-    **{k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"},
-    "PYTHONPYCACHEPREFIX": str(Path(tempfile.gettempdir()) / "mur-trace-bench-pycache"),
-}
 #: `mur-trace ARGS` without the database opened in the background
 STRAIGHT = (
     "import sys; sys.argv = ['mur-trace', *sys.argv[1:]]; from mur_trace.cli import main; main()"
