@@ -34,6 +34,14 @@ Three other designs of that type check, for comparison:
   scan); a file that does not parse so (a blank line) would be checked line by line, and
   its check is left out (`found`: the files that parse so).
 
+And the design issue 15 measured before any of this was built:
+
+- `prototype`: `objects`, with the lines that contain `"event_type":"tool_call"` (before
+  any parse) having the fields the reference rule needs read by one `json_extract_string`
+  of a list of paths, the identity guessed from the first of the five path keys present,
+  the rule's window, and the findings written as CSV: no blank-line numbering, no key
+  casing, no type checks, no torn or malformed line told apart (`found`: findings).
+
 benchmarks/speed.py times them next to `mur-trace redundant` and the compiled baseline:
 what cold mur-trace cannot go below with DuckDB on this machine.
 """
@@ -127,6 +135,42 @@ QUERIES = {
         "parsed",
         ", parsed AS MATERIALIZED (SELECT try(json_transform(raw, $spec)) AS checked FROM split)",
     ),
+    # the issue's 40-line prototype: every line validated and numbered by the NDJSON
+    # reader, only tool calls parsed, the window, CSV out (to /dev/null)
+    "prototype": """
+        COPY (
+            WITH calls AS MATERIALIZED (
+                SELECT filename, ordinality AS line, json_extract_string(json, [
+                    '$.session_id', '$.turn', '$.tool_name', '$.state_effect',
+                    '$.resource_id', '$.input.path', '$.input.file', '$.input.file_path',
+                    '$.input.filepath', '$.input.filename', '$.output_bytes'
+                ]) AS f
+                FROM read_ndjson_objects($files, filename = true) WITH ORDINALITY
+                WHERE contains(json, '"event_type":"tool_call"')
+            ),
+            resolved AS (
+                SELECT
+                    filename, line, f[1] AS session_id, f[2]::BIGINT AS turn, f[3] AS tool_name,
+                    f[4] AS state_effect, f[11]::BIGINT AS output_bytes,
+                    coalesce(nullif(f[5], ''), f[6], f[7], f[8], f[9], f[10]) AS resource
+                FROM calls
+            ),
+            history AS (
+                SELECT
+                    *,
+                    lag(state_effect) OVER identity AS prior_effect,
+                    lag(line) OVER identity AS prior_line,
+                    lag(turn) OVER identity AS prior_turn
+                FROM resolved
+                WHERE resource IS NOT NULL
+                WINDOW identity AS (PARTITION BY filename, resource ORDER BY line)
+            )
+            SELECT session_id, filename, line, turn, tool_name, resource, prior_line,
+                prior_turn, output_bytes
+            FROM history
+            WHERE state_effect = 'read' AND prior_effect = 'read'
+            ORDER BY filename, line
+        ) TO '/dev/null' (FORMAT csv, HEADER)""",
     # the third column validates every line, as `lines` does
     "structured": (
         "WITH files AS MATERIALIZED (SELECT file_index, try(decode(content)) AS text "
@@ -152,7 +196,11 @@ def main() -> None:
     params = {"files": files} if "$files" in query else {}
     params |= {"columns": COLUMNS} if args.reader == "columns" else {}
     params |= {"spec": CHECKED_AS_JSON} if "$spec" in query else {}
-    (events, found, *_) = con.execute(query, params).fetchall()[0]
+    if args.reader == "prototype":  # COPY gives the rows it wrote
+        ((found,),) = con.execute(query, params).fetchall()
+        events = "not counted"
+    else:
+        (events, found, *_) = con.execute(query, params).fetchall()[0]
     print(f"files={len(files)} events={events} found={found}", file=sys.stderr)
 
 

@@ -13,8 +13,9 @@ floors under any cold command: `floor` its JSON reader asked for the detector's 
 the reader of `redundant --policy reference`: read_blob, lines split and numbered, each
 validated; `checked` that and the scan for fields of the wrong type that loading's
 E-TRC-001 needs; `transformed`, `transformed_checked` and `structured`, the floors of
-three other designs of that check), `mur-trace ingest` into a catalog, and
-`mur-trace redundant --db` warm.
+three other designs of that check; `prototype` the design issue 15 measured before the
+quick reading was built, checks left out, as a whole command writing its CSV),
+`mur-trace ingest` into a catalog, and `mur-trace redundant --db` warm.
 Then the context policy cold (`redundant --policy context`), as a ratio to the reference
 policy's cold time. Then `mur-trace show` on one session against `python -c "import
 duckdb"`, and three floors under it: importing DuckDB and opening a database; importing
@@ -49,8 +50,11 @@ MUR = [sys.executable, "-m", "mur_trace"]
 #: The readers of benchmarks/duckdb_floor.py: the table's four, then the other designs of
 #: the type check
 FLOOR_READERS = (
-    "columns", "objects", "lines", "checked", "transformed", "transformed_checked", "structured"
+    "columns", "objects", "lines", "checked", "transformed", "transformed_checked", "structured",
+    "prototype",
 )  # fmt: skip
+#: The other designs of the type check (the floors after the table's four)
+CHECK_DESIGNS = ("transformed", "transformed_checked", "structured")
 TIME = shutil.which("time") or "/usr/bin/time"
 #: The command line's start-up: the database opened while Typer and the commands import.
 OVERLAPPED = (
@@ -139,6 +143,7 @@ def main() -> None:
     inside: list[tuple[int, float, float]] = []
     checks: list[tuple[int, float, float, float, dict[str, float]]] = []
     policies: list[tuple[int, float, float]] = []
+    prototypes: list[tuple[int, float, float, float]] = []
     with tempfile.TemporaryDirectory() as tmp:
         for size in args.sizes:
             out = Path(tmp) / str(size)
@@ -167,8 +172,9 @@ def main() -> None:
             floor, ndjson, lines, checked = (
                 floors[r] for r in ("columns", "objects", "lines", "checked")
             )
-            designs = {r: floors[r] for r in FLOOR_READERS[4:]}
+            designs = {r: floors[r] for r in CHECK_DESIGNS}
             checks.append((size, compiled, lines, checked, designs))
+            prototypes.append((size, compiled, floors["prototype"], cold))
             db = out / "catalog.duckdb"
             ingest, _ = run([*MUR, "ingest", "--db", str(db), "--workdir", str(workdir)])
             warm, _ = median([*MUR, "redundant", "--db", str(db), "-f", "csv"], args.repeat)
@@ -217,6 +223,13 @@ def main() -> None:
         )
         print(f"{size:>8,} sessions: lines alone {lines:.2f}s ({lines / compiled:.2f} x rust); "
               f"{shown}")  # fmt: skip
+    print(
+        "\nthe design issue 15 measured (read_ndjson_objects WITH ORDINALITY, only tool calls "
+        "parsed, no checks), as a whole command writing its CSV, against cold `redundant`"
+    )
+    for size, compiled, prototype, cold in prototypes:
+        print(f"{size:>8,} sessions: prototype {prototype:.2f}s ({prototype / compiled:.2f} x "
+              f"rust); cold {cold:.2f}s ({cold / compiled:.2f} x rust)")  # fmt: skip
     print("\nthe context policy cold (`redundant --policy context`), against the reference's")
     for size, cold, context in policies:
         print(f"{size:>8,} sessions: context {context:.2f}s, reference {cold:.2f}s, "

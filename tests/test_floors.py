@@ -59,3 +59,34 @@ def test_a_floor_counts_what_its_design_computes(reader: str, tmp_path: Path) ->
         (tmp_path / name).mkdir()
         (tmp_path / name / "trace.jsonl").write_text("\n".join(lines) + "\n")
     assert floor(reader, tmp_path) == f"files=3 events=7 found={FOUND[reader]}"
+
+
+def compact(**fields) -> str:
+    """A tool call written as the runtime writes it: no white space (the prototype finds
+    tool calls by the text `"event_type":"tool_call"`)."""
+    return json.dumps(
+        {"event_type": "tool_call", "session_id": "ses_a", **fields}, separators=(",", ":")
+    )
+
+
+def test_the_issue_prototype_writes_the_reads_repeated(tmp_path: Path) -> None:
+    # ses_1: a.txt read twice (one finding), then changed and read (none); b read twice by
+    # its declared resource (one); ses_2: a.txt read once (none), so 2 rows are written
+    read = {"state_effect": "read"}
+    event = compact
+    traces = {
+        "ses_1": [
+            event(turn=1, input={"path": "a.txt"}, **read),
+            event(turn=2, input={"path": "a.txt"}, **read),
+            event(turn=3, input={"path": "a.txt"}, state_effect="mutate"),
+            event(turn=4, input={"path": "a.txt"}, **read),
+            event(turn=5, resource_id="b", input={}, **read),
+            json.dumps({"event_type": "inference", "session_id": "ses_a", "turn": 6}),
+            event(turn=6, resource_id="b", input={}, **read),
+        ],
+        "ses_2": [event(turn=1, input={"path": "a.txt"}, **read)],
+    }
+    for name, lines in traces.items():
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "trace.jsonl").write_text("\n".join(lines) + "\n")
+    assert floor("prototype", tmp_path) == "files=2 events=not counted found=2"
