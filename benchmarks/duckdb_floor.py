@@ -136,7 +136,10 @@ QUERIES = {
         ", parsed AS MATERIALIZED (SELECT try(json_transform(raw, $spec)) AS checked FROM split)",
     ),
     # the issue's 40-line prototype: every line validated and numbered by the NDJSON
-    # reader, only tool calls parsed, the window, CSV out (to /dev/null)
+    # reader, only tool calls parsed, the window, CSV out (to /dev/null). Its window is
+    # the reference rule's (queries/redundant/reference.sql) written out on purpose: a
+    # floor stands alone, built on none of mur-trace's queries, so that it measures its
+    # own design only
     "prototype": """
         COPY (
             WITH calls AS MATERIALIZED (
