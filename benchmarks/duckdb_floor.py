@@ -9,8 +9,9 @@ stderr `files=… events=… found=…` (`found`: what the reader counts, below)
   the reference detector needs and nothing else: no line numbers, no validation of field
   types, no blank-line or torn-line handling, no analysis (`found`: tool names read).
 - `objects`: `read_ndjson_objects(files, filename = true) WITH ORDINALITY`, counted: every
-  line validated and numbered (ordinality is the line number only in files without blank
-  lines), no field read (`found`: the last ordinality).
+  line validated and numbered (ordinality is one count over the whole scan, in file and
+  line order: a file's line numbers only after its first's is taken off, and only in files
+  without blank lines), no field read (`found`: the last ordinality).
 - `lines`: what `redundant --policy reference` reads with (queries/quick/lines.sql):
   the files read and split at newlines with the line numbers, blank lines left out, by
   the split every reader uses (queries/functions/file_lines.sql), every line validated
@@ -40,7 +41,9 @@ And the design issue 15 measured before any of this was built:
   any parse) having the fields the reference rule needs read by one `json_extract_string`
   of a list of paths, the identity guessed from the first of the five path keys present,
   the rule's window, and the findings written as CSV: no blank-line numbering, no key
-  casing, no type checks, no torn or malformed line told apart (`found`: findings).
+  casing, no type checks, no torn or malformed line told apart; its line numbers are the
+  ordinality, one count over all the files (`found`: findings; `--out FILE` keeps their
+  CSV, else it goes to /dev/null).
 
 benchmarks/speed.py times them next to `mur-trace redundant` and the compiled baseline:
 what cold mur-trace cannot go below with DuckDB on this machine.
@@ -136,7 +139,7 @@ QUERIES = {
         ", parsed AS MATERIALIZED (SELECT try(json_transform(raw, $spec)) AS checked FROM split)",
     ),
     # the issue's 40-line prototype: every line validated and numbered by the NDJSON
-    # reader, only tool calls parsed, the window, CSV out (to /dev/null). Its window is
+    # reader, only tool calls parsed, the window, CSV out (`--out`). Its window is
     # the reference rule's (queries/redundant/reference.sql) written out on purpose: a
     # floor stands alone, built on none of mur-trace's queries, so that it measures its
     # own design only
@@ -173,7 +176,7 @@ QUERIES = {
             FROM history
             WHERE state_effect = 'read' AND prior_effect = 'read'
             ORDER BY filename, line
-        ) TO '/dev/null' (FORMAT csv, HEADER)""",
+        ) TO $out (FORMAT csv, HEADER)""",
     # the third column validates every line, as `lines` does
     "structured": (
         "WITH files AS MATERIALIZED (SELECT file_index, try(decode(content)) AS text "
@@ -185,20 +188,28 @@ QUERIES = {
 }
 
 
+#: The readers built on DuckDB's functions alone, none of mur-trace's macros (each process
+#: would create them for nothing: about 30 ms)
+DUCKDB_ONLY = ("columns", "objects", "prototype")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reader", choices=sorted(QUERIES), default="columns")
+    parser.add_argument("--out", default="/dev/null", help="where `prototype` writes its CSV")
     parser.add_argument("workdir", type=Path)
     args = parser.parse_args()
     files = sorted(str(p) for p in args.workdir.glob("ses_*/trace.jsonl"))
     con = duckdb.connect()
     con.execute("SET preserve_insertion_order = false")
-    create_macros(con)  # file_lines and read_files, which the readers of mur-trace use
+    if args.reader not in DUCKDB_ONLY:
+        create_macros(con)  # file_lines and read_files, which the readers of mur-trace use
     con.execute("SET VARIABLE files = $files::VARCHAR[]", {"files": files})
     query = QUERIES[args.reader]
     params = {"files": files} if "$files" in query else {}
     params |= {"columns": COLUMNS} if args.reader == "columns" else {}
     params |= {"spec": CHECKED_AS_JSON} if "$spec" in query else {}
+    params |= {"out": args.out} if "$out" in query else {}
     if args.reader == "prototype":  # COPY gives the rows it wrote
         ((found,),) = con.execute(query, params).fetchall()
         events = "not counted"

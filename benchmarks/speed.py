@@ -47,8 +47,8 @@ BENCH = next(
     HERE.parent.parent / "shared" / "bench",
 )
 MUR = [sys.executable, "-m", "mur_trace"]
-#: The readers of benchmarks/duckdb_floor.py: the table's four, then the other designs of
-#: the type check
+#: The readers of benchmarks/duckdb_floor.py: the table's four, the other designs of the
+#: type check, and the issue's prototype
 FLOOR_READERS = (
     "columns", "objects", "lines", "checked", "transformed", "transformed_checked", "structured",
     "prototype",

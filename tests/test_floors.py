@@ -4,6 +4,7 @@ count what their design computes."""
 
 from __future__ import annotations
 
+import csv
 import json
 import subprocess
 import sys
@@ -70,11 +71,12 @@ def compact(**fields) -> str:
 
 
 def test_the_issue_prototype_writes_the_reads_repeated(tmp_path: Path) -> None:
-    # ses_1: a.txt read twice (one finding), then changed and read (none); b read twice by
-    # its declared resource (one); ses_2: a.txt read once (none), so 2 rows are written
     read = {"state_effect": "read"}
     event = compact
     traces = {
+        # a.txt read (line 1), read again (2: a finding, prior line 1, turn 1), changed (3),
+        # read (4: none, a change came before); b read by its declared resource (5), an
+        # inference (6), b read again (7: a finding, prior line 5, turn 5)
         "ses_1": [
             event(turn=1, input={"path": "a.txt"}, **read),
             event(turn=2, input={"path": "a.txt"}, **read),
@@ -84,9 +86,37 @@ def test_the_issue_prototype_writes_the_reads_repeated(tmp_path: Path) -> None:
             json.dumps({"event_type": "inference", "session_id": "ses_a", "turn": 6}),
             event(turn=6, resource_id="b", input={}, **read),
         ],
-        "ses_2": [event(turn=1, input={"path": "a.txt"}, **read)],
+        # its lines numbered on from ses_1's seven (ordinality counts over all the files):
+        # a.txt read (8, none: the history is the file's); c.txt by `file_path` (9), again
+        # (10: a finding, prior 9, turn 2); an empty resource_id falls back to the path:
+        # a.txt again (11: a finding, prior 8, turn 1)
+        "ses_2": [
+            event(turn=1, input={"path": "a.txt"}, **read),
+            event(turn=2, input={"file_path": "c.txt"}, **read),
+            event(turn=3, input={"file_path": "c.txt"}, **read),
+            event(turn=4, resource_id="", input={"path": "a.txt"}, **read),
+        ],
     }
     for name, lines in traces.items():
         (tmp_path / name).mkdir()
         (tmp_path / name / "trace.jsonl").write_text("\n".join(lines) + "\n")
-    assert floor("prototype", tmp_path) == "files=2 events=not counted found=2"
+    out = tmp_path / "found.csv"
+    done = subprocess.run(
+        [sys.executable, str(FLOOR), "--reader", "prototype", "--out", str(out), str(tmp_path)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert done.stderr.strip() == "files=2 events=not counted found=4"
+    with out.open() as rows:
+        found = [
+            (Path(r["filename"]).parent.name, r["line"], r["turn"], r["resource"],
+             r["prior_line"], r["prior_turn"])
+            for r in csv.DictReader(rows)
+        ]  # fmt: skip
+    assert found == [
+        ("ses_1", "2", "2", "a.txt", "1", "1"),
+        ("ses_1", "7", "6", "b", "5", "5"),
+        ("ses_2", "10", "3", "c.txt", "9", "2"),
+        ("ses_2", "11", "4", "a.txt", "8", "1"),
+    ]
