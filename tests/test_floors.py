@@ -72,29 +72,28 @@ def compact(**fields) -> str:
 
 def test_the_issue_prototype_writes_the_reads_repeated(tmp_path: Path) -> None:
     read = {"state_effect": "read"}
-    event = compact
     traces = {
         # a.txt read (line 1), read again (2: a finding, prior line 1, turn 1), changed (3),
         # read (4: none, a change came before); b read by its declared resource (5), an
         # inference (6), b read again (7: a finding, prior line 5, turn 5)
         "ses_1": [
-            event(turn=1, input={"path": "a.txt"}, **read),
-            event(turn=2, input={"path": "a.txt"}, **read),
-            event(turn=3, input={"path": "a.txt"}, state_effect="mutate"),
-            event(turn=4, input={"path": "a.txt"}, **read),
-            event(turn=5, resource_id="b", input={}, **read),
+            compact(turn=1, input={"path": "a.txt"}, **read),
+            compact(turn=2, input={"path": "a.txt"}, **read),
+            compact(turn=3, input={"path": "a.txt"}, state_effect="mutate"),
+            compact(turn=4, input={"path": "a.txt"}, **read),
+            compact(turn=5, resource_id="b", input={}, **read),
             json.dumps({"event_type": "inference", "session_id": "ses_a", "turn": 6}),
-            event(turn=6, resource_id="b", input={}, **read),
+            compact(turn=6, resource_id="b", input={}, **read),
         ],
         # its lines numbered on from ses_1's seven (ordinality counts over all the files):
         # a.txt read (8, none: the history is the file's); c.txt by `file_path` (9), again
         # (10: a finding, prior 9, turn 2); an empty resource_id falls back to the path:
         # a.txt again (11: a finding, prior 8, turn 1)
         "ses_2": [
-            event(turn=1, input={"path": "a.txt"}, **read),
-            event(turn=2, input={"file_path": "c.txt"}, **read),
-            event(turn=3, input={"file_path": "c.txt"}, **read),
-            event(turn=4, resource_id="", input={"path": "a.txt"}, **read),
+            compact(turn=1, input={"path": "a.txt"}, **read),
+            compact(turn=2, input={"file_path": "c.txt"}, **read),
+            compact(turn=3, input={"file_path": "c.txt"}, **read),
+            compact(turn=4, resource_id="", input={"path": "a.txt"}, **read),
         ],
     }
     for name, lines in traces.items():
