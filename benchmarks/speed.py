@@ -17,10 +17,13 @@ three other designs of that check; `prototype` the design issue 15 measured befo
 quick reading was built, checks left out, as a whole command writing its CSV),
 `mur-trace ingest` into a catalog, and `mur-trace redundant --db` warm.
 Then the context policy cold (`redundant --policy context`), as a ratio to the reference
-policy's cold time. Then `mur-trace show` on one session against `python -c "import
-duckdb"`, and three floors under it: importing DuckDB and opening a database; importing
-the command line (DuckDB, Typer, mur-trace) and opening a database; the same, the database
-opened while Typer and the commands import, as the command line starts.
+policy's cold time, with the CPU seconds of both and the floors of two other plans: its
+CPU spread over every core, and its command with every trace in one batch. Then
+`mur-trace show` on one session against `python -c "import duckdb"`, and four floors under
+it: importing DuckDB and opening a database; importing the command line (DuckDB, Typer,
+mur-trace) and opening a database; the same, the database opened while Typer and the
+commands import, as the command line starts; and that start with one statement over the
+session.
 Ratios are computed within one run: this machine is noisy. Peak memory is the largest
 resident set of a run (GNU time); with `--memory`, every command (both policies, `loops`,
 `check`, `report`, `export`, `ingest`, warm ones) runs over the largest workdir too, with
@@ -38,6 +41,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import NamedTuple
 
 HERE = Path(__file__).resolve().parent
 #: ../shared/bench of the checkout: the nearest `shared/bench` above it (a git worktree
@@ -61,6 +65,19 @@ OVERLAPPED = (
     "from mur_trace.load import connect, open_in_background; open_in_background(); "
     "import mur_trace.cli; connect()"
 )
+#: That start, then one statement over the session (DuckDB's NDJSON reader, its events
+#: counted by type): what any command over one session pays at the least.
+ONE_STATEMENT = (
+    OVERLAPPED
+    + "; import sys; connect().execute(\"SELECT json_extract_string(json, 'event_type') AS t, "
+    "count(*) FROM read_ndjson_objects($f) GROUP BY t\", {'f': sys.argv[1]}).fetchall()"
+)
+#: The command line with every trace in one batch (no bound on memory): the context
+#: policy without the fixed cost of each further batch.
+ONE_BATCH = (
+    "import sys, mur_trace; mur_trace.BATCH_BYTES = 2**62; "
+    "sys.argv = ['mur-trace', *sys.argv[1:]]; from mur_trace.__main__ import main; main()"
+)
 #: Commands run as installed: `pip install` compiles the package to bytecode, a source
 #: checkout with PYTHONDONTWRITEBYTECODE set recompiles it at every start (30 ms here).
 #: Bytecode goes to a cache of its own, never into the source tree.
@@ -70,25 +87,38 @@ ENV = {
 }
 
 
-def run(cmd: list[str], env: dict[str, str] | None = None) -> tuple[float, int]:
-    """Wall seconds and peak resident KB of a command (its output is discarded); `env` is
-    added to the environment."""
-    with tempfile.NamedTemporaryFile("r") as rss:
+class Run(NamedTuple):
+    """What a command took: wall seconds, peak resident KB, CPU seconds (user + system)."""
+
+    wall: float
+    peak: int
+    cpu: float
+
+
+def run(cmd: list[str], env: dict[str, str] | None = None) -> Run:
+    """Time a command (its output is discarded); `env` is added to the environment."""
+    with tempfile.NamedTemporaryFile("r") as usage:
         start = time.perf_counter()
         subprocess.run(
-            [TIME, "-f", "%M", "-o", rss.name, *cmd],
+            [TIME, "-f", "%M %U %S", "-o", usage.name, *cmd],
             check=True,
             env=ENV | (env or {}),
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
         wall = time.perf_counter() - start
-        return wall, int(rss.read().split()[-1])
+        peak, user, system = usage.read().split()[-3:]
+        return Run(wall, int(peak), float(user) + float(system))
 
 
-def median(cmd: list[str], repeat: int, env: dict[str, str] | None = None) -> tuple[float, int]:
+def median(cmd: list[str], repeat: int, env: dict[str, str] | None = None) -> Run:
+    """Medians of `repeat` runs (wall and CPU), and the largest peak."""
     runs = [run(cmd, env) for _ in range(repeat)]
-    return statistics.median(r[0] for r in runs), max(r[1] for r in runs)
+    return Run(
+        statistics.median(r.wall for r in runs),
+        max(r.peak for r in runs),
+        statistics.median(r.cpu for r in runs),
+    )
 
 
 def in_process(open_trace) -> float:
@@ -142,7 +172,7 @@ def main() -> None:
     show = None
     inside: list[tuple[int, float, float]] = []
     checks: list[tuple[int, float, float, float, dict[str, float]]] = []
-    policies: list[tuple[int, float, float]] = []
+    policies: list[tuple[int, Run, Run, Run]] = []
     prototypes: list[tuple[int, float, float, float]] = []
     with tempfile.TemporaryDirectory() as tmp:
         for size in args.sizes:
@@ -151,22 +181,25 @@ def main() -> None:
             files = list(workdir.glob("ses_*/trace.jsonl"))
             mb = sum(f.stat().st_size for f in files) / 1e6
             events = sum(f.read_bytes().count(b"\n") for f in files)
-            cold, peak = median([*MUR, "redundant", "--workdir", str(workdir), "-f", "csv"],
-                                args.repeat)  # fmt: skip
-            context, _ = median([*MUR, "redundant", "--policy", "context", "--workdir",
-                                 str(workdir), "-f", "csv"], args.repeat)  # fmt: skip
-            policies.append((size, cold, context))
-            python, _ = median([sys.executable, str(HERE / "python_ref.py"), str(workdir)],
+            reference = median([*MUR, "redundant", "--workdir", str(workdir), "-f", "csv"],
                                args.repeat)  # fmt: skip
+            cold, peak = reference.wall, reference.peak
+            context_args = ["redundant", "--policy", "context", "--workdir", str(workdir),
+                            "-f", "csv"]  # fmt: skip
+            context = median([*MUR, *context_args], args.repeat)
+            one_batch = median([sys.executable, "-c", ONE_BATCH, *context_args], args.repeat)
+            policies.append((size, reference, context, one_batch))
+            python = median([sys.executable, str(HERE / "python_ref.py"), str(workdir)],
+                            args.repeat).wall  # fmt: skip
             # PRINT=1: it writes its findings, as mur-trace does (the issue's baseline)
             compiled = (
-                median([rust, str(workdir)], args.repeat, {"PRINT": "1"})[0]
+                median([rust, str(workdir)], args.repeat, {"PRINT": "1"}).wall
                 if rust
                 else float("nan")
             )
             floors = {
                 reader: median([sys.executable, str(HERE / "duckdb_floor.py"), "--reader",
-                                reader, str(workdir)], args.repeat)[0]
+                                reader, str(workdir)], args.repeat).wall
                 for reader in FLOOR_READERS
             }  # fmt: skip
             floor, ndjson, lines, checked = (
@@ -176,8 +209,8 @@ def main() -> None:
             checks.append((size, compiled, lines, checked, designs))
             prototypes.append((size, compiled, floors["prototype"], cold))
             db = out / "catalog.duckdb"
-            ingest, _ = run([*MUR, "ingest", "--db", str(db), "--workdir", str(workdir)])
-            warm, _ = median([*MUR, "redundant", "--db", str(db), "-f", "csv"], args.repeat)
+            ingest = run([*MUR, "ingest", "--db", str(db), "--workdir", str(workdir)]).wall
+            warm = median([*MUR, "redundant", "--db", str(db), "-f", "csv"], args.repeat).wall
             cold_q = statistics.median(
                 in_process(lambda w=workdir: mur_trace.load(workdir=w)) for _ in range(args.repeat)
             )
@@ -195,16 +228,18 @@ def main() -> None:
                   f"{peak / 1024:>8.0f}")  # fmt: skip
             if show is None:
                 session = sorted(workdir.glob("ses_*"))[0]
-                show_s, _ = median([*MUR, "show", str(session / "trace.jsonl")], 5)
-                bare, _ = median([sys.executable, "-c", "import duckdb"], 5)
-                opened, _ = median([sys.executable, "-c", "import duckdb; duckdb.connect()"], 5)
-                cli, _ = median(
+                trace = str(session / "trace.jsonl")
+                show_s = median([*MUR, "show", trace], 5).wall
+                bare = median([sys.executable, "-c", "import duckdb"], 5).wall
+                opened = median([sys.executable, "-c", "import duckdb; duckdb.connect()"], 5).wall
+                cli = median(
                     [sys.executable, "-c", "import duckdb, mur_trace.cli; duckdb.connect()"], 5
-                )
+                ).wall
                 # as the command line starts: the database opened while Typer and the
                 # commands import (load.open_in_background)
-                overlapped, _ = median([sys.executable, "-c", OVERLAPPED], 5)
-                show = (show_s, bare, opened, cli, overlapped)
+                overlapped = median([sys.executable, "-c", OVERLAPPED], 5).wall
+                statement = median([sys.executable, "-c", ONE_STATEMENT, trace], 5).wall
+                show = (show_s, bare, opened, cli, overlapped, statement)
         if args.memory:
             print(f"\npeak memory of every command over the {args.sizes[-1]:,} sessions:")
             subprocess.run(
@@ -230,24 +265,35 @@ def main() -> None:
     for size, compiled, prototype, cold in prototypes:
         print(f"{size:>8,} sessions: prototype {prototype:.2f}s ({prototype / compiled:.2f} x "
               f"rust); cold {cold:.2f}s ({cold / compiled:.2f} x rust)")  # fmt: skip
-    print("\nthe context policy cold (`redundant --policy context`), against the reference's")
-    for size, cold, context in policies:
-        print(f"{size:>8,} sessions: context {context:.2f}s, reference {cold:.2f}s, "
-              f"ratio {context / cold:.2f}")  # fmt: skip
+    print(
+        "\nthe context policy cold (`redundant --policy context`), against the reference's; "
+        "their CPU seconds (user + system); the floors of two other plans: the context "
+        f"policy's CPU spread over all {os.cpu_count()} cores, and its command with every "
+        "trace in one batch (memory unbounded)"
+    )
+    for size, reference, context, one_batch in policies:
+        spread = context.cpu / (os.cpu_count() or 1)
+        print(f"{size:>8,} sessions: context {context.wall:.2f}s, reference {reference.wall:.2f}s, "
+              f"ratio {context.wall / reference.wall:.2f}; CPU {context.cpu:.2f}s and "
+              f"{reference.cpu:.2f}s, ratio {context.cpu / reference.cpu:.2f}; all cores busy "
+              f"{spread:.2f}s, ratio {spread / reference.wall:.2f}; one batch "
+              f"{one_batch.wall:.2f}s, ratio {one_batch.wall / reference.wall:.2f}, "
+              f"peak {one_batch.peak / 1024:.0f} MB")  # fmt: skip
     print("\nin one process (no start-up, no output): open + reference findings")
     for size, cold_q, warm_q in inside:
         print(
             f"{size:>8,} sessions: from the traces {cold_q:.3f}s, from the catalog "
             f"{warm_q:.3f}s, ratio {cold_q / warm_q:.1f}"
         )
-    show_s, bare, opened, cli, overlapped = show
+    show_s, bare, opened, cli, overlapped, statement = show
     print(
         f"\nshow one session: {show_s:.3f}s; python -c 'import duckdb': {bare:.3f}s; "
         f"ratio {show_s / bare:.2f}\n"
         f"floors: import duckdb and open a database {opened:.3f}s, ratio {opened / bare:.2f}; "
         f"the command line's imports and a database {cli:.3f}s, ratio {cli / bare:.2f}; "
         f"the same, the database opened meanwhile {overlapped:.3f}s, "
-        f"ratio {overlapped / bare:.2f}"
+        f"ratio {overlapped / bare:.2f}; and one statement over the session {statement:.3f}s, "
+        f"ratio {statement / bare:.2f}"
     )
 
 
