@@ -17,8 +17,9 @@ three other designs of that check; `prototype` the design issue 15 measured befo
 quick reading was built, checks left out, as a whole command writing its CSV),
 `mur-trace ingest` into a catalog, and `mur-trace redundant --db` warm.
 Then the context policy cold (`redundant --policy context`), as a ratio to the reference
-policy's cold time, with the CPU seconds of both and the floors of two other plans: its
-CPU spread over every core, and its command with every trace in one batch. Then
+policy's cold time, with the CPU seconds of both and the floors of two other plans (its
+CPU spread over every core, and its command with every trace in one batch), and its
+loading alone (every batch loaded whole, nothing analysed). Then
 `mur-trace show` on one session against `python -c "import duckdb"`, and four floors under
 it: importing DuckDB and opening a database; importing the command line (DuckDB, Typer,
 mur-trace) and opening a database; the same, the database opened while Typer and the
@@ -72,6 +73,12 @@ ONE_STATEMENT = (
     "import sys, mur_trace.cli; con = connect(); "
     "con.execute(\"SELECT json_extract_string(json, 'event_type') AS t, count(*) "
     "FROM read_ndjson_objects($f) GROUP BY t\", {'f': sys.argv[1]}).fetchall()"
+)
+#: Every trace loaded whole, batch after batch, as the context policy loads them, and
+#: nothing analysed: what is left of its time is the analysis.
+LOAD_ONLY = (
+    "import sys, mur_trace; "
+    "mur_trace.run_in_batches(None, lambda trace: {}, workdir=sys.argv[1], policy='context')"
 )
 #: The command line with every trace in one batch (no bound on memory): the context
 #: policy without the fixed cost of each further batch.
@@ -173,7 +180,7 @@ def main() -> None:
     show = None
     inside: list[tuple[int, float, float]] = []
     checks: list[tuple[int, float, float, float, dict[str, float]]] = []
-    policies: list[tuple[int, Run, Run, Run]] = []
+    policies: list[tuple[int, Run, Run, Run, Run]] = []
     prototypes: list[tuple[int, float, float, float]] = []
     with tempfile.TemporaryDirectory() as tmp:
         for size in args.sizes:
@@ -192,7 +199,8 @@ def main() -> None:
                 one_batch = median([sys.executable, "-c", ONE_BATCH, *context_args], args.repeat)
             except subprocess.CalledProcessError:
                 one_batch = Run(float("nan"), 0, float("nan"))
-            policies.append((size, reference, context, one_batch))
+            loaded = median([sys.executable, "-c", LOAD_ONLY, str(workdir)], args.repeat)
+            policies.append((size, reference, context, one_batch, loaded))
             python = median([sys.executable, str(HERE / "python_ref.py"), str(workdir)],
                             args.repeat).wall  # fmt: skip
             # PRINT=1: it writes its findings, as mur-trace does (the issue's baseline)
@@ -273,17 +281,20 @@ def main() -> None:
         "\nthe context policy cold (`redundant --policy context`), against the reference's; "
         "their CPU seconds (user + system); the floors of two other plans: the context "
         f"policy's CPU spread over all {os.cpu_count()} cores, and its command with every "
-        "trace in one batch (memory unbounded; its CPU too)"
+        "trace in one batch (memory unbounded; its CPU too); and its loading alone, every "
+        "batch loaded whole and nothing analysed"
     )
     cores = os.cpu_count() or 1
-    for size, reference, context, one_batch in policies:
+    for size, reference, context, one_batch, loaded in policies:
         print(f"{size:>8,} sessions: context {context.wall:.2f}s, reference {reference.wall:.2f}s, "
               f"ratio {context.wall / reference.wall:.2f}; CPU {context.cpu:.2f}s and "
               f"{reference.cpu:.2f}s, ratio {context.cpu / reference.cpu:.2f}; all cores busy "
               f"{context.cpu / cores:.2f}s, ratio {context.cpu / cores / reference.wall:.2f}; "
               f"one batch {one_batch.wall:.2f}s, ratio {one_batch.wall / reference.wall:.2f}, "
               f"peak {one_batch.peak / 1024:.0f} MB, CPU {one_batch.cpu:.2f}s, all cores busy "
-              f"ratio {one_batch.cpu / cores / reference.wall:.2f}")  # fmt: skip
+              f"ratio {one_batch.cpu / cores / reference.wall:.2f}; loading alone "
+              f"{loaded.wall:.2f}s, ratio {loaded.wall / reference.wall:.2f}, CPU "
+              f"{loaded.cpu:.2f}s")  # fmt: skip
     print("\nin one process (no start-up, no output): open + reference findings")
     for size, cold_q, warm_q in inside:
         print(
