@@ -64,15 +64,13 @@ TIME = shutil.which("time") or "/usr/bin/time"
 #: The command line's start-up: the database opened while Typer and the commands import.
 OVERLAPPED = (
     "from mur_trace.load import connect, open_in_background; open_in_background(); "
-    "import mur_trace.cli; connect()"
+    "import mur_trace.cli; con = connect()"
 )
 #: That start, then one statement over the session (DuckDB's NDJSON reader, its events
 #: counted by type): what any command over one session pays at the least.
 ONE_STATEMENT = (
-    "from mur_trace.load import connect, open_in_background; open_in_background(); "
-    "import sys, mur_trace.cli; con = connect(); "
-    "con.execute(\"SELECT json_extract_string(json, 'event_type') AS t, count(*) "
-    "FROM read_ndjson_objects($f) GROUP BY t\", {'f': sys.argv[1]}).fetchall()"
+    OVERLAPPED + "; import sys; con.execute(\"SELECT json_extract_string(json, 'event_type') AS t, "
+    "count(*) FROM read_ndjson_objects($f) GROUP BY t\", {'f': sys.argv[1]}).fetchall()"
 )
 #: Every trace loaded whole, batch after batch, as the context policy loads them, and
 #: nothing analysed: what is left of its time is the analysis.
