@@ -37,8 +37,10 @@ class Query:
     columns: tuple[Field, ...]
 
 
+@cache
 def queries_dir() -> Path:
-    """The directory holding the query files: inside the installed package, else the repo's."""
+    """The directory holding the query files: inside the installed package, else the repo's
+    (found once: `get` asks it of every query a command reads, 43 for `show`)."""
     here = Path(__file__).resolve().parent
     for candidate in (here / "queries", here.parent / "queries"):
         if candidate.is_dir():

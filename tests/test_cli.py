@@ -313,6 +313,42 @@ def test_every_command_has_help_text() -> None:
                 assert param.help, f"{name} --{param.name} has no help"
 
 
+COMMANDS = ["redundant", "loops", "check", "show", "steps", "diff", "report", "ingest", "export",
+            "plot", "synth"]  # fmt: skip
+
+
+@pytest.mark.parametrize("name", COMMANDS)
+def test_a_command_started_alone_reads_its_arguments_as_among_all(name: str) -> None:
+    # the command line builds only the command it runs (cli._app_for); its help, and what
+    # it says of an unknown option, must be what the whole command line says
+    from mur_trace.cli import _app_for
+
+    one = _app_for([name, "--help"])
+    assert len(one.registered_commands) == 1 and one.registered_groups == []
+    for args in ([name, "--help"], [name, "--no-such-option"]):
+        alone, among_all = runner.invoke(one, args), runner.invoke(app, args)
+        assert (alone.exit_code, alone.output) == (among_all.exit_code, among_all.output)
+    assert len(app.registered_commands) == len(COMMANDS)  # the module's app keeps them all
+
+
+@pytest.mark.parametrize(
+    "args", [[], ["--help"], ["--version"], ["spark", "redundant"], ["shw"], ["--", "show"]]
+)
+def test_anything_but_a_command_name_first_gets_every_command(args: list[str]) -> None:
+    from mur_trace.cli import _app_for
+
+    assert _app_for(args) is app
+
+
+def test_the_console_script_runs_a_command_alone(sample_workdir: Path) -> None:
+    command = [sys.executable, "-m", "mur_trace", "redundant", "--workdir", str(sample_workdir)]
+    done = subprocess.run(command, capture_output=True, text=True, check=True)
+    assert done.stdout.splitlines()[-1] == "total:      19 redundant calls in 7 of 7 sessions"
+    done = subprocess.run([*command[:3], "redundnat"], capture_output=True, text=True)
+    assert done.returncode == 2
+    assert done.stderr.startswith("error[E-CLI-001]: No such command 'redundnat'. Did you mean")
+
+
 def test_every_command_is_in_the_readme() -> None:
     import typer.main
 
