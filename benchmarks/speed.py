@@ -61,6 +61,9 @@ FLOOR_READERS = (
 #: The other designs of the type check (the floors after the table's four)
 CHECK_DESIGNS = ("transformed", "transformed_checked", "structured")
 TIME = shutil.which("time") or "/usr/bin/time"
+#: How the command line ends (mur_trace/__main__.py): what is left is frozen out of the
+#: collection Python runs as it exits. The floors that import the command line end so too.
+EXIT = "; import gc; gc.freeze()"
 #: The command line's start-up: the database opened while Typer and the commands import.
 OVERLAPPED = (
     "from mur_trace.load import connect, open_in_background; open_in_background(); "
@@ -70,7 +73,7 @@ OVERLAPPED = (
 #: counted by type): what any command over one session pays at the least.
 ONE_STATEMENT = (
     OVERLAPPED + "; import sys; con.execute(\"SELECT json_extract_string(json, 'event_type') AS t, "
-    "count(*) FROM read_ndjson_objects($f) GROUP BY t\", {'f': sys.argv[1]}).fetchall()"
+    "count(*) FROM read_ndjson_objects($f) GROUP BY t\", {'f': sys.argv[1]}).fetchall()" + EXIT
 )
 #: Every trace loaded whole, batch after batch, as the context policy loads them, and
 #: nothing analysed: what is left of its time is the analysis.
@@ -243,11 +246,12 @@ def main() -> None:
                 bare = median([sys.executable, "-c", "import duckdb"], 5).wall
                 opened = median([sys.executable, "-c", "import duckdb; duckdb.connect()"], 5).wall
                 cli = median(
-                    [sys.executable, "-c", "import duckdb, mur_trace.cli; duckdb.connect()"], 5
+                    [sys.executable, "-c", "import duckdb, mur_trace.cli; duckdb.connect()" + EXIT],
+                    5,
                 ).wall
                 # as the command line starts: the database opened while Typer and the
                 # commands import (load.open_in_background)
-                overlapped = median([sys.executable, "-c", OVERLAPPED], 5).wall
+                overlapped = median([sys.executable, "-c", OVERLAPPED + EXIT], 5).wall
                 statement = median([sys.executable, "-c", ONE_STATEMENT, trace], 5).wall
                 show = (show_s, bare, opened, cli, overlapped, statement)
         if args.memory:

@@ -4,8 +4,10 @@ DuckDB opens its in-memory database in the background while Typer and the comman
 (`load.open_in_background`): 20-50 ms off every command's start. When the command is done,
 the objects it leaves are frozen out of the collection Python runs as it exits (`gc.freeze`):
 a pass over every object of Typer, DuckDB's Python layer and the commands (10-15 ms after
-`show`) that frees nothing the system would not take back from a process about to end.
-`atexit` handlers run, and objects freed by their count are freed, as before.
+`show`). `atexit` handlers run, and objects freed by their count are freed, as before; the
+finalizers of objects left in reference cycles do not run, so everything that must be
+flushed or closed (output files, a catalog's database, staging directories) is closed
+explicitly by the command.
 """
 
 import gc
