@@ -566,14 +566,6 @@ def load_traces(
         {"paths": [p for p in readable if kinds[p] == "murmur"]},
     )
     con.execute(
-        "SET VARIABLE source_files = $files::STRUCT(trace_path VARCHAR, format VARCHAR)[]",
-        {
-            "files": [
-                {"trace_path": p, "format": kinds[p]} for p in readable if kinds[p] != "murmur"
-            ]
-        },
-    )
-    con.execute(
         "SET VARIABLE trace_formats = $formats::VARCHAR[]",
         {"formats": [kinds.get(p) for p in trace_paths]},
     )
@@ -590,7 +582,7 @@ def load_traces(
     paths = trace_path_type(con, "SELECT unnest(getvariable('trace_files'))")
     lines = _as_type(queries.get("load/lines").sql, paths)
     con.execute(f"CREATE OR REPLACE TABLE lines AS {lines}")
-    read_other_formats(con, sorted({k for k in kinds.values() if k != "murmur"}))
+    read_other_formats(con, [(p, kinds[p]) for p in readable if kinds[p] != "murmur"])
     # read_blob passes over a file deleted after its check (it would read as empty) and
     # numbers the files after it without it (a path holding a wildcard is named by its
     # position): a batch one of whose files is gone once read is read again without it
@@ -612,16 +604,21 @@ def load_traces(
     return skipped_traces(con)
 
 
-def read_other_formats(con: duckdb.DuckDBPyConnection, readers: Sequence[str]) -> None:
-    """Add to `lines` the events of the files of other formats (variable `source_files`),
-    each format by its reader, queries/formats/<reader>.sql."""
-    if not readers:
+def read_other_formats(con: duckdb.DuckDBPyConnection, files: Sequence[tuple[str, str]]) -> None:
+    """Add to `lines` the events of the files of other formats, (path, format) pairs, each
+    format by its reader, queries/formats/<format>.sql (which reads the variable
+    `source_files`)."""
+    if not files:
         return
+    con.execute(
+        "SET VARIABLE source_files = $files::STRUCT(trace_path VARCHAR, format VARCHAR)[]",
+        {"files": [{"trace_path": path, "format": kind} for path, kind in files]},
+    )
     con.execute(
         "SET VARIABLE source_paths = [f.trace_path FOR f IN getvariable('source_files')]::VARCHAR[]"
     )
     con.execute(f"CREATE OR REPLACE TEMP TABLE source_lines AS {queries.get('formats/lines').sql}")
-    for name in readers:
+    for name in sorted({kind for _, kind in files}):
         con.execute(f"INSERT INTO lines BY NAME {queries.get(f'formats/{name}').sql}")
     con.execute("DROP TABLE source_lines")
 

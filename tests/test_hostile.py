@@ -290,6 +290,21 @@ def test_the_scan_finds_every_line_the_exact_check_rejects(lines: list[str]) -> 
     assert [line for line, wrong, found in rows if wrong and not found] == []
 
 
+def test_the_scan_pattern_names_the_fields_the_exact_check_checks() -> None:
+    # the pattern is written out (queries/functions/wrong_type_keys.sql): it must be the one
+    # the list of checked fields makes, integers after the first 20, strings among them
+    con = _scan_connection()
+    ((written, made),) = con.execute(
+        "SELECT wrong_type_keys(), "
+        """'"(?:' || array_to_string(checked_fields()[21:], '|')"""
+        r"""|| ')"\s*:\s*(?:[^0-9\s]|[0-9]+[.eE]|[0-9]{16})|"(?:'"""
+        """|| array_to_string(checked_fields()[1:20], '|')"""
+        r"""|| ')"\s*:\s*(?:[^"\sn]|n[^u])'"""
+    ).fetchall()
+    assert written == made
+    assert "exit_code|" in written and "|command|" in written
+
+
 @functools.cache
 def _scan_connection() -> duckdb.DuckDBPyConnection:
     """One connection with the macros for every example (hypothesis runs hundreds)."""
