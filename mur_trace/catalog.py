@@ -277,7 +277,12 @@ def _check_ours(db: Path, rebuild: bool) -> None:
     catalog is refused (read read-only, never written), with or without `rebuild`."""
     if not db.is_file() or db.stat().st_size == 0:
         return  # created by this ingest
-    con = _connect(db, read_only=True)
+    try:
+        con = _connect(db, read_only=True)
+    except MurTraceError:
+        if not os.path.lexists(db):
+            return  # made by another ingest that failed and removed it: this one makes it
+        raise
     try:
         if rebuild:
             try:
@@ -323,9 +328,13 @@ def ingest(
     if report.skipped and len(report.skipped) == len(files):  # nothing to read: say why
         raise MurTraceError(report.skipped[0].code, report.skipped[0].message)
     _check_ours(db, rebuild)
-    created = not os.path.lexists(db)  # a failed first ingest leaves no empty catalog behind
+    absent = not os.path.lexists(db)
     staging: str | None = None
     cat = _connect(db, read_only=False)
+    # A failed first ingest leaves no empty catalog behind: the file is this ingest's when
+    # it was not there and holds nothing now that this process holds it (another ingest
+    # may have made it and committed meanwhile, while this one waited: that one stays).
+    created = absent and not _holds_anything(cat)
     try:
         cat.execute("BEGIN TRANSACTION")  # a killed ingest, --rebuild too, changes nothing
         if rebuild:
@@ -457,21 +466,13 @@ def ingest(
     except duckdb.Error as exc:
         # a full disk, a file size limit, no memory, a directory where the write-ahead log
         # cannot be written: nothing of this ingest was committed
-        with contextlib.suppress(duckdb.Error):
-            cat.execute("ROLLBACK")
+        _roll_back(cat, db, created)
         reason = str(exc).splitlines()[0]
         raise MurTraceError(
             E_IO_003, f"failed to write catalog {db}: {reason}; it is as before this ingest"
         ) from None
     except BaseException:
-        with contextlib.suppress(duckdb.Error):
-            cat.execute("ROLLBACK")
-        if created:
-            with contextlib.suppress(duckdb.Error):
-                cat.close()
-            for made in (db, Path(f"{db}.wal")):
-                with contextlib.suppress(OSError):
-                    made.unlink()
+        _roll_back(cat, db, created)
         raise
     finally:
         with contextlib.suppress(duckdb.Error):
@@ -479,6 +480,20 @@ def ingest(
         if staging is not None:
             shutil.rmtree(staging, ignore_errors=True)
     return report
+
+
+def _roll_back(cat: duckdb.DuckDBPyConnection, db: Path, created: bool) -> None:
+    """Undo a failed ingest: its transaction, and the file when this ingest made it. The
+    file is removed while this process still holds it: once let go, another ingest that
+    waited may open it, commit, and its catalog would be the one removed."""
+    with contextlib.suppress(duckdb.Error):
+        cat.execute("ROLLBACK")
+    if created:
+        for made in (db, Path(f"{db}.wal")):
+            with contextlib.suppress(OSError):
+                made.unlink()
+        with contextlib.suppress(duckdb.Error):
+            cat.close()
 
 
 def open_catalog(db: str | os.PathLike[str]) -> duckdb.DuckDBPyConnection:

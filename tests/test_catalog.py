@@ -138,6 +138,78 @@ def test_a_failed_ingest_leaves_the_catalog_as_it_was(workdir: Path, tmp_path: P
     assert findings(mur_trace.load(db=db)) == before
 
 
+def _bad_workdir(tmp_path: Path) -> Path:
+    """A workdir whose one trace cannot be analysed (a line that is not JSON)."""
+    session = tmp_path / "bad" / "ses_00000000000000000000000000000001"
+    session.mkdir(parents=True)
+    (session / "trace.jsonl").write_text('{"event_type":"tool_call"\n')
+    return session.parent
+
+
+def test_a_failed_first_ingest_keeps_the_catalog_another_committed_meanwhile(
+    workdir: Path, tmp_path: Path, monkeypatch
+) -> None:
+    # two ingests into a new catalog at once: the one that fails found no file, waited for
+    # the other's lock, and then holds that one's committed catalog, which must stay
+    db = tmp_path / "catalog.duckdb"
+    bad = _bad_workdir(tmp_path)
+    from mur_trace import catalog
+
+    connect = catalog._connect
+
+    def after_another(path: Path, read_only: bool):
+        if not read_only and not path.exists():
+            monkeypatch.setattr(catalog, "_connect", connect)
+            ingest(db, workdir=workdir)  # the other ingest, done while this one waited
+        return connect(path, read_only)
+
+    monkeypatch.setattr(catalog, "_connect", after_another)
+    with pytest.raises(mur_trace.MurTraceError) as caught:
+        ingest(db, workdir=bad)
+    assert caught.value.code == "E-TRC-001"
+    assert db.exists()
+    assert mur_trace.load(db=db).session_count() == 7
+
+
+def test_an_ingest_finds_the_catalog_it_waited_for_removed(
+    workdir: Path, tmp_path: Path, monkeypatch
+) -> None:
+    # the catalog was being made by another ingest that failed and removed it while this
+    # one waited to look at it: this one makes it
+    db = tmp_path / "catalog.duckdb"
+    db.write_bytes(b"\0" * 8 + b"DUCK" + b"\0" * 100)  # the other's file, being made
+    from mur_trace import catalog
+
+    connect = catalog._connect
+
+    def removed_meanwhile(path: Path, read_only: bool):
+        if read_only:
+            path.unlink()  # the other ingest failed and removed what it had made
+            raise mur_trace.MurTraceError("E-IO-003", f"cannot open catalog {path}: gone")
+        return connect(path, read_only)
+
+    monkeypatch.setattr(catalog, "_connect", removed_meanwhile)
+    assert ingest(db, workdir=workdir).new == 7
+    monkeypatch.setattr(catalog, "_connect", connect)
+    assert mur_trace.load(db=db).session_count() == 7
+
+
+def test_a_first_ingest_that_fails_in_duckdb_leaves_no_file(
+    workdir: Path, tmp_path: Path, monkeypatch
+) -> None:
+    db = tmp_path / "catalog.duckdb"
+
+    def broken(*args, **kwargs):
+        raise duckdb.IOException("IO Error: no space left on device")
+
+    monkeypatch.setattr("mur_trace.catalog._hand_over", broken)
+    with pytest.raises(mur_trace.MurTraceError) as caught:
+        ingest(db, workdir=workdir)
+    assert caught.value.code == "E-IO-003"
+    assert "no space left" in caught.value.message
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["workdir"]
+
+
 def test_a_second_ingest_fails_clearly_while_the_catalog_is_busy(
     workdir: Path, tmp_path: Path, monkeypatch
 ) -> None:
