@@ -375,11 +375,14 @@ def ingest(
                 report.rewritten += 1
         present = set(files)
         scopes = [str(r.resolve()) for r in roots]
+        # gone: under what was named, and no longer a file (a trace ingested from a nested
+        # workdir, or named by its path, is under the root and not found by it, but stays)
         gone = [
             path
             for path in known
             if path not in present
             and any(path == scope or path.startswith(scope + os.sep) for scope in scopes)
+            and not os.path.isfile(path)
         ]
         report.deleted = len(gone)
 

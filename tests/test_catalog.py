@@ -138,6 +138,27 @@ def test_a_failed_ingest_leaves_the_catalog_as_it_was(workdir: Path, tmp_path: P
     assert findings(mur_trace.load(db=db)) == before
 
 
+def test_ingesting_a_workdir_again_keeps_what_was_ingested_beneath_it(
+    workdir: Path, tmp_path: Path
+) -> None:
+    # a workdir nested in another, and a trace named by its path: the outer workdir does
+    # not find them, but they are not gone
+    sessions = sorted(workdir.glob("ses_*"))
+    archive = workdir / "archive"
+    archive.mkdir()
+    sessions[0].rename(archive / sessions[0].name)
+    db = tmp_path / "catalog.duckdb"
+    assert ingest(db, workdir=workdir).new == 6
+    assert ingest(db, workdir=archive).new == 1
+    assert ingest(db, [sessions[1] / "trace.jsonl"]).unchanged == 1
+    again = ingest(db, workdir=workdir)
+    assert (again.unchanged, again.deleted) == (6, 0)
+    assert mur_trace.load(db=db).session_count() == 7
+    shutil.rmtree(archive / sessions[0].name)  # now it is gone
+    assert ingest(db, workdir=workdir).deleted == 1
+    assert mur_trace.load(db=db).session_count() == 6
+
+
 def _bad_workdir(tmp_path: Path) -> Path:
     """A workdir whose one trace cannot be analysed (a line that is not JSON)."""
     session = tmp_path / "bad" / "ses_00000000000000000000000000000001"
