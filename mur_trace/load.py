@@ -231,9 +231,24 @@ def batches(files: Sequence[str], limit: int) -> Iterator[list[str]]:
         yield batch
 
 
+def as_text(path: str) -> str:
+    """`path` as UTF-8 text, as DuckDB takes every string: a name that is not UTF-8 (its
+    bytes kept by Python as surrogates) with those bytes written `\\xNN`."""
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        return os.fsencode(path).decode("utf-8", "backslashreplace")
+    return path
+
+
 def file_problem(path: str, what: str = "trace file") -> Skipped | None:
     """Why `path` cannot be read as a file, if it cannot: missing, a directory, a link loop,
-    a device or pipe (reading one could block forever), no permission. One `stat`."""
+    a device or pipe (reading one could block forever), no permission, a name that is not
+    UTF-8 (DuckDB opens only those). One `stat`."""
+    if as_text(path) != path:
+        return Skipped(
+            path, E_IO_003, f"failed to read {as_text(path)}: its name is not UTF-8 text"
+        )
     try:
         mode = os.stat(path).st_mode
     except FileNotFoundError:
@@ -560,7 +575,8 @@ def load_traces(
     unreadable = {p.trace_path for p in problems}
     readable = [p for p in trace_paths if p not in unreadable]
     kinds = {p: forced or formats.detect(p) for p in readable}
-    con.execute("SET VARIABLE trace_files = $paths", {"paths": list(trace_paths)})
+    # a trace whose name is not UTF-8 is judged (file_problem) and named as text
+    con.execute("SET VARIABLE trace_files = $paths", {"paths": [as_text(p) for p in trace_paths]})
     con.execute(
         "SET VARIABLE readable_files = $paths::VARCHAR[]",
         {"paths": [p for p in readable if kinds[p] == "murmur"]},
@@ -591,7 +607,7 @@ def load_traces(
     con.execute(
         "SET VARIABLE file_errors = "
         "$errors::STRUCT(trace_path VARCHAR, code VARCHAR, message VARCHAR)[]",
-        {"errors": [vars(p) for p in problems]},
+        {"errors": [{**vars(p), "trace_path": as_text(p.trace_path)} for p in problems]},
     )
     traces = _as_type(queries.get("load/traces").sql, paths)
     con.execute(f"CREATE OR REPLACE TABLE traces AS {traces}")

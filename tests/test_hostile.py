@@ -329,6 +329,26 @@ def test_invalid_utf8_and_binary_garbage_are_e_io_003(tmp_path: Path) -> None:
         one_error(runner.invoke(app, ["redundant", str(trace)]), "E-IO-003", f"{trace}: not valid")
 
 
+def test_a_session_whose_name_is_not_utf8_is_skipped_with_a_warning(tmp_path: Path) -> None:
+    # DuckDB opens only UTF-8 names: that one session is left out, named, the others read
+    good = session(tmp_path, text(events()))
+    bad = session(tmp_path, text(events()), os.fsdecode(b"ses_\xfe"))
+    named = str(bad).replace(os.fsdecode(b"\xfe"), "\\xfe")
+    warning = f"warning[E-IO-003]: failed to read {named}: its name is not UTF-8 text (skipped)"
+    workdir = str(good.parent.parent)
+    for command in (["redundant"], ["redundant", "--policy", "context"], ["report"], ["loops"]):
+        result = cli(*command, "--workdir", workdir)
+        assert result.returncode == 0, result.stderr
+        assert result.stderr.splitlines() == [warning], command
+    # its findings are the good session's: 1 redundant read each (events() repeats one)
+    assert len(cli("redundant", "-f", "csv", "--workdir", workdir).stdout.splitlines()) == 2
+    one_error(cli("show", str(bad)), "E-IO-003", named, "its name is not UTF-8 text")
+    db = tmp_path / "catalog.duckdb"
+    ingested = cli("ingest", "--db", str(db), "--workdir", workdir)
+    assert ingested.returncode == 0, ingested.stderr
+    assert "1 new" in ingested.stdout and "(skipped)" in ingested.stderr
+
+
 def test_an_empty_file_is_e_trc_001(tmp_path: Path) -> None:
     trace = session(tmp_path, b"")
     result = runner.invoke(app, ["show", str(trace)])
