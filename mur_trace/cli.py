@@ -67,7 +67,7 @@ from .sessions import (
     select_sessions,
 )
 from .trace import Trace
-from .writes import check_target, owned_directory
+from .writes import check_target, owned_directory, replaced_file
 
 EXIT_ERROR = 2
 EXIT_CHECK_FAILED = 1
@@ -398,8 +398,9 @@ def _guard(
 
 @contextlib.contextmanager
 def _output(output: Path | None, binary: bool = False) -> Iterator[Any]:
-    """Standard output, or the file `output` (checked by `_guard` first): text, or with
-    `binary` bytes (Parquet), which never go to standard output."""
+    """Standard output, or the file `output` (checked by `_guard` first), replaced when
+    the rows are written: text, or with `binary` bytes (Parquet), which never go to
+    standard output."""
     text: dict[str, Any] = {} if binary else {"encoding": "utf-8", "newline": ""}
     mode = "wb" if binary else "w"
     if output is None:
@@ -414,7 +415,7 @@ def _output(output: Path | None, binary: bool = False) -> Iterator[Any]:
         with open(fd, mode, **text) as out:
             yield out
     else:
-        with open(output, mode, **text) as out:
+        with replaced_file(output, mode, **text) as out:
             yield out
 
 

@@ -6,6 +6,9 @@ an effects file; compared as resolved paths, and as files, so a symbolic or hard
 an input is that input), nor a directory it did not create itself. A refusal is one
 `E-IO-004` line before anything is opened for writing.
 
+A file a command writes (`-o`) is written beside it and moved in when complete: a command
+killed or failed midway leaves the file as it was, never empty or cut.
+
 Directories a command fills (`export`'s dataset, `synth`'s output) are written beside
 their destination first and moved into it when complete; a destination that already
 holds files is written again only when it carries the command's own mark, which says it
@@ -17,10 +20,12 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import secrets
 import shutil
 import tempfile
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
+from typing import IO, Any
 
 from .errors import E_IO_004, MurTraceError
 
@@ -196,9 +201,13 @@ def replaced_directory(
     `target` may be missing, an empty directory, or a directory this same mechanism wrote
     (it holds `mark`, listing its files, and nothing else); anything else (an input, a
     directory of someone's files, a file) is refused before anything is written. An
-    interrupted writer leaves `target` as it was.
+    interrupted writer leaves `target` as it was. A symbolic link is written through: the
+    directory it names is replaced.
     """
     target = Path(target) if os.fspath(target) else Path(".")
+    if target.is_symlink():  # written through, as `owned_directory` writes: the link stays
+        check_target(target, inputs)
+        target = Path(_real(target))
     parts = [e.name for e in target.iterdir() if e.name != mark] if target.is_dir() else []
     staging = _staging_for(target, mark, parts, inputs)
     try:
@@ -213,3 +222,34 @@ def replaced_directory(
         os.replace(fresh, target)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def replaced_file(target: PathLike, mode: str, **options: Any) -> Iterator[IO[Any]]:
+    """`target` opened to be written whole (`mode` "w" or "wb", `options` as `open`'s):
+    the text goes to a new file beside it, which replaces it when the writer is done, with
+    its permissions. A symbolic link is written through (its target is replaced); a device
+    or a pipe is written in place, and so is a file whose directory takes no new file."""
+    real = Path(_real(target))
+    if real.exists() and not real.is_file():
+        with open(target, mode, **options) as out:
+            yield out
+        return
+    temporary = real.with_name(f".{real.name}.{os.getpid()}.{secrets.token_hex(4)}")
+    try:
+        # 0o666 less the umask, as `open` makes a file
+        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    except OSError:
+        with open(target, mode, **options) as out:
+            yield out
+        return
+    try:
+        with open(fd, mode, **options) as out:
+            yield out
+        if real.exists():
+            shutil.copymode(real, temporary)
+        os.replace(temporary, real)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise

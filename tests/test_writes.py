@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 
 from mur_trace.cli import app
 from mur_trace.errors import MurTraceError
-from mur_trace.writes import check_target
+from mur_trace.writes import check_target, replaced_directory
 
 runner = CliRunner()
 S1 = "ses_01a21715468070018000000000001eef"
@@ -152,6 +152,61 @@ def test_output_beside_the_inputs_is_written(tmp_path: Path, workdir: Path) -> N
     result = runner.invoke(app, ["redundant", "--workdir", str(workdir), "-o", str(out)])
     assert result.exit_code == 0, result.output
     assert out.read_text().endswith("total:      19 redundant calls in 7 of 7 sessions\n")
+
+
+def test_an_output_file_is_replaced_whole_or_left_as_it_was(
+    tmp_path: Path, workdir: Path, monkeypatch
+) -> None:
+    # killed while writing its rows: the file keeps what it held, no temporary file stays
+    out = tmp_path / "findings.csv"
+    out.write_text("precious\n")
+    out.chmod(0o640)
+
+    def killed_midway(rel, fmt, stream, *args, **kwargs):
+        stream.write("session_id,trace_path\n")
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("mur_trace.cli.write_rows", killed_midway)
+    args = ["redundant", "--workdir", str(workdir), "-f", "csv", "-o", str(out)]
+    assert runner.invoke(app, args).exit_code != 0
+    assert out.read_text() == "precious\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["findings.csv", "wd"]
+    monkeypatch.undo()
+    # written: replaced whole, with its permissions
+    assert runner.invoke(app, args).exit_code == 0
+    assert out.read_text().startswith("session_id,trace_path,line,")
+    assert len(out.read_text().splitlines()) == 20  # the header, 19 findings
+    assert (out.stat().st_mode & 0o777) == 0o640
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["findings.csv", "wd"]
+
+
+def test_an_output_through_a_link_or_to_a_device_is_written_there(
+    tmp_path: Path, workdir: Path
+) -> None:
+    target = tmp_path / "real.txt"
+    target.write_text("old\n")
+    link = tmp_path / "link.txt"
+    link.symlink_to(target)
+    args = ["redundant", "--workdir", str(workdir)]
+    assert runner.invoke(app, [*args, "-o", str(link)]).exit_code == 0
+    assert link.is_symlink()
+    assert target.read_text().endswith("total:      19 redundant calls in 7 of 7 sessions\n")
+    assert runner.invoke(app, [*args, "-o", os.devnull]).exit_code == 0
+    assert Path(os.devnull).is_char_device()
+
+
+def test_a_replaced_directory_is_written_through_a_link(tmp_path: Path) -> None:
+    # as `spark --output` writes: the link stays and the directory it names is filled
+    real = tmp_path / "real"
+    real.mkdir()
+    link = tmp_path / "link"
+    link.symlink_to(real)
+    with replaced_directory(link, ".mark") as fresh:
+        fresh.mkdir()
+        (fresh / "part-0.csv").write_text("a\n")
+    assert link.is_symlink()
+    assert sorted(p.name for p in real.iterdir()) == [".mark", "part-0.csv"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["link", "real"]
 
 
 # ── catalogs ─────────────────────────────────────────────────────────────────
