@@ -364,6 +364,23 @@ def test_a_line_nested_100000_deep_is_analysed(tmp_path: Path) -> None:
     assert result.rss < 1024 * 1024
 
 
+def test_a_resource_of_100_000_characters_is_drawn_with_a_short_label(tmp_path: Path) -> None:
+    # matplotlib lays a long label out in time that grows faster than its length
+    pytest.importorskip("matplotlib")
+    from mur_trace import plot
+
+    path = "src/" + "d" * 100_000 + "/end.rs"
+    read = {"event_type": "tool_call", "tool_name": "editor", "status": "ok",
+            "input": {"path": path}, "state_effect": "read", "output_bytes": 10}  # fmt: skip
+    trace = mur_trace.load([session(tmp_path, text([{**read, "turn": 0}, {**read, "turn": 1}]))])
+    (timeline,) = plot.timeline(trace).axes
+    (label,) = [tick.get_text() for tick in timeline.get_yticklabels()]
+    assert len(label) == plot.LABEL_CHARS
+    assert label.startswith("src/ddd") and label.endswith("dd/end.rs") and "…" in label
+    labels = [t.get_text() for ax in plot.waste(trace).axes for t in ax.get_yticklabels()]
+    assert "editor" in labels and max(map(len, labels)) == plot.LABEL_CHARS
+
+
 def test_a_50_mb_line_is_analysed_not_rejected(tmp_path: Path) -> None:
     big = {"event_type": "tool_call", "turn": 2, "tool_name": "editor", "state_effect": "read",
            "input": {"path": "src/a.rs", "content": "x" * 50_000_000}}  # fmt: skip
