@@ -128,8 +128,9 @@ def waste(trace: Trace, *, top: int = 12, measure: str = "output_bytes") -> Figu
         ax = fig.add_subplot(1, 2, i + 1)
         picked = sorted((r for r in rows if r["dimension"] == dimension),
                         key=lambda r: r[measure] or 0, reverse=True)[:top]  # fmt: skip
-        ax.barh([_text(r["name"]) for r in picked], [r[measure] or 0 for r in picked],
-                color=_COLORS["redundant"])  # fmt: skip
+        # bars at positions, labels beside them: two names cut to the same label stay two bars
+        ax.barh(range(len(picked)), [r[measure] or 0 for r in picked], color=_COLORS["redundant"])
+        ax.set_yticks(range(len(picked)), [_text(r["name"]) for r in picked])
         ax.invert_yaxis()
         ax.set_title(f"redundant {measure.replace('_', ' ')} by {dimension}", fontsize=10)
         ax.tick_params(axis="y", labelsize=8)

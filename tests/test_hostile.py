@@ -381,6 +381,24 @@ def test_a_resource_of_100_000_characters_is_drawn_with_a_short_label(tmp_path: 
     assert "editor" in labels and max(map(len, labels)) == plot.LABEL_CHARS
 
 
+def test_two_long_resources_cut_to_the_same_label_are_two_bars(tmp_path: Path) -> None:
+    pytest.importorskip("matplotlib")
+    from mur_trace import plot
+
+    # the same start and end, different middles: both labels come out the same
+    one, two = ("src/" + "d" * 100 + middle + "d" * 100 + "/end.rs" for middle in ("a", "b"))
+    calls = [(one, 10), (one, 10), (two, 7), (two, 7)]
+    reads = [{"event_type": "tool_call", "turn": turn, "tool_name": "editor", "status": "ok",
+              "input": {"path": path}, "state_effect": "read", "output_bytes": size}
+             for turn, (path, size) in enumerate(calls)]  # fmt: skip
+    trace = mur_trace.load([session(tmp_path, text(reads))])
+    _, by_resource = plot.waste(trace).axes
+    bars = sorted(bar.get_width() for bar in by_resource.patches)
+    assert bars == [7, 10]  # each resource's one re-read, not one bar of both
+    labels = [t.get_text() for t in by_resource.get_yticklabels()]
+    assert len(labels) == 2 and labels[0] == labels[1]
+
+
 def test_a_50_mb_line_is_analysed_not_rejected(tmp_path: Path) -> None:
     big = {"event_type": "tool_call", "turn": 2, "tool_name": "editor", "state_effect": "read",
            "input": {"path": "src/a.rs", "content": "x" * 50_000_000}}  # fmt: skip
