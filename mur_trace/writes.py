@@ -7,7 +7,9 @@ an input is that input), nor a directory it did not create itself. A refusal is 
 `E-IO-004` line before anything is opened for writing.
 
 A file a command writes (`-o`) is written beside it and moved in when complete: a command
-killed or failed midway leaves the file as it was, never empty or cut.
+killed or failed midway leaves the file as it was, never empty or cut. What a rename would
+not keep (a device, a pipe, a hard link, another user's file) is written in place, as `open`
+writes it (see `replaced_file`).
 
 Directories a command fills (`export`'s dataset, `synth`'s output) are written beside
 their destination first and moved into it when complete; a destination that already
@@ -22,6 +24,7 @@ import json
 import os
 import secrets
 import shutil
+import stat
 import tempfile
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
@@ -224,14 +227,76 @@ def replaced_directory(
         shutil.rmtree(staging, ignore_errors=True)
 
 
+def _in_place(given: PathLike, real: Path) -> bool:
+    """Whether `given` (resolved: `real`) is written where it is rather than replaced:
+    what `open` reaches but a rename would not keep.
+
+    A device, a pipe, anything under /dev or /proc (`/dev/stdout` of a command whose output
+    a shell appends to a file names that file: replacing it would drop what it held), a
+    file another name shares (a hard link would keep the old text), a file of another user
+    (it would become ours), a file we may not write (a rename beside it would still
+    succeed), and a link that resolves to no end (a loop: `open` says why).
+    """
+    absolute = os.path.abspath(os.fspath(given))
+    if any(_inside(absolute, top) or _inside(str(real), top) for top in ("/dev", "/proc")):
+        return True
+    if real.is_symlink():
+        return True
+    try:
+        st = os.stat(real)
+    except OSError:
+        return False
+    return (
+        not stat.S_ISREG(st.st_mode)
+        or st.st_nlink > 1
+        or st.st_uid != os.geteuid()
+        or not os.access(real, os.W_OK)
+    )
+
+
+#: Names of a descriptor this process already holds, and its number (None: the number named).
+_DESCRIPTORS = {"/dev/stdin": 0, "/dev/stdout": 1, "/dev/stderr": 2, "/dev/fd": None,
+                "/proc/self/fd": None}  # fmt: skip
+
+
+def _descriptor(target: PathLike) -> int | None:
+    """A copy of the descriptor `target` names (`/dev/stdout`, `/dev/fd/3`), to write through
+    as the shell opened it: opening the name again would truncate a file the shell appends
+    to (`-o /dev/stdout >> log`). None when `target` names none, or one not open."""
+    name = os.path.abspath(os.fspath(target))
+    parent, last = os.path.split(name)
+    number = _DESCRIPTORS.get(name)
+    if number is None and _DESCRIPTORS.get(parent, 0) is None and last.isdigit():
+        number = int(last)
+    if number is None:
+        return None
+    try:
+        return os.dup(number)
+    except OSError:
+        return None
+
+
 @contextlib.contextmanager
 def replaced_file(target: PathLike, mode: str, **options: Any) -> Iterator[IO[Any]]:
     """`target` opened to be written whole (`mode` "w" or "wb", `options` as `open`'s):
-    the text goes to a new file beside it, which replaces it when the writer is done, with
-    its permissions. A symbolic link is written through (its target is replaced); a device
-    or a pipe is written in place, and so is a file whose directory takes no new file."""
+    the text goes to a new file beside it, with its permissions from the start, which
+    replaces it when the writer is done. A symbolic link is written through (its target is
+    replaced). A descriptor the process holds (`/dev/stdout`, `/dev/fd/N`) is written
+    through, as the shell opened it (appending, if it appends).
+
+    Written in place instead, as `open` writes: what a rename would not keep (see
+    `_in_place`: devices, pipes, /dev and /proc, hard links, another user's file, a file we
+    may not write), a file whose directory takes no new file, and a file the system will
+    not let a rename replace (one mounted on its own, one in a directory whose sticky bit
+    keeps it from us): there, the finished text is copied over it.
+    """
+    descriptor = _descriptor(target)
+    if descriptor is not None:
+        with open(descriptor, mode, **options) as out:
+            yield out
+        return
     real = Path(_real(target))
-    if real.exists() and not real.is_file():
+    if _in_place(target, real):
         with open(target, mode, **options) as out:
             yield out
         return
@@ -244,11 +309,15 @@ def replaced_file(target: PathLike, mode: str, **options: Any) -> Iterator[IO[An
             yield out
         return
     try:
+        with contextlib.suppress(OSError):  # the old file's permissions before any text
+            os.fchmod(fd, stat.S_IMODE(os.stat(real).st_mode))
         with open(fd, mode, **options) as out:
             yield out
-        if real.exists():
-            shutil.copymode(real, temporary)
-        os.replace(temporary, real)
+        try:
+            os.replace(temporary, real)
+        except OSError:
+            shutil.copyfile(temporary, real)
+            os.unlink(temporary)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(temporary)

@@ -5,7 +5,10 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shlex
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import duckdb
@@ -193,6 +196,57 @@ def test_an_output_through_a_link_or_to_a_device_is_written_there(
     assert target.read_text().endswith("total:      19 redundant calls in 7 of 7 sessions\n")
     assert runner.invoke(app, [*args, "-o", os.devnull]).exit_code == 0
     assert Path(os.devnull).is_char_device()
+
+
+def test_an_output_the_shell_appends_to_keeps_what_it_held(tmp_path: Path, workdir: Path) -> None:
+    # `-o /dev/stdout >> log`: written through the shell's descriptor, not opened again
+    # (which truncates) nor replaced (which drops the lines before)
+    log = tmp_path / "log.txt"
+    log.write_text("first\n")
+    command = shlex.join(
+        [sys.executable, "-m", "mur_trace", "redundant", "--workdir", str(workdir)]
+    )
+    script = f"{command} -o /dev/stdout >> {shlex.quote(str(log))} && "
+    script += f"{command} -o /dev/fd/7 7>> {shlex.quote(str(log))}"
+    result = subprocess.run(["sh", "-c", script], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    lines = log.read_text().splitlines()
+    assert lines[0] == "first"
+    assert lines.count("total:      19 redundant calls in 7 of 7 sessions") == 2
+
+
+def test_an_output_with_a_second_name_is_written_in_place(tmp_path: Path, workdir: Path) -> None:
+    # a rename would leave the other name the old text
+    out, other = tmp_path / "out.txt", tmp_path / "other.txt"
+    out.write_text("old\n")
+    os.link(out, other)
+    assert (
+        runner.invoke(app, ["redundant", "--workdir", str(workdir), "-o", str(out)]).exit_code == 0
+    )
+    assert other.read_text().endswith("total:      19 redundant calls in 7 of 7 sessions\n")
+    assert out.stat().st_ino == other.stat().st_ino
+
+
+def test_an_output_no_rename_can_replace_is_copied_over(
+    tmp_path: Path, workdir: Path, monkeypatch
+) -> None:
+    # a file mounted on its own refuses a rename (EBUSY) once all the work is done
+    out = tmp_path / "mounted.txt"
+    out.write_text("old\n")
+    out.chmod(0o600)
+    modes = []
+
+    def busy(source, target):
+        modes.append(os.stat(source).st_mode & 0o777)  # the text was never more readable
+        raise OSError(16, "Device or resource busy")
+
+    monkeypatch.setattr("mur_trace.writes.os.replace", busy)
+    assert (
+        runner.invoke(app, ["redundant", "--workdir", str(workdir), "-o", str(out)]).exit_code == 0
+    )
+    assert out.read_text().endswith("total:      19 redundant calls in 7 of 7 sessions\n")
+    assert modes == [0o600] and (out.stat().st_mode & 0o777) == 0o600
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["mounted.txt", "wd"]
 
 
 def test_a_replaced_directory_is_written_through_a_link(tmp_path: Path) -> None:
