@@ -183,6 +183,31 @@ def test_an_output_file_is_replaced_whole_or_left_as_it_was(
     assert sorted(p.name for p in tmp_path.iterdir()) == ["findings.csv", "wd"]
 
 
+def test_a_plot_stopped_midway_leaves_the_image_as_it_was(
+    tmp_path: Path, workdir: Path, monkeypatch
+) -> None:
+    pytest.importorskip("matplotlib")
+    from matplotlib.figure import Figure
+
+    image = tmp_path / "waste.png"
+    image.write_bytes(b"old image")
+    drawn = Figure.savefig
+
+    def stopped(figure, out, **options):  # as savefig writes: a path it opens, or a file
+        with open(out, "wb") if isinstance(out, (str, os.PathLike)) else out as stream:
+            stream.write(b"\x89PNG half")
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(Figure, "savefig", stopped)
+    args = ["plot", "waste", "--workdir", str(workdir), "-o", str(image)]
+    assert runner.invoke(app, args).exit_code != 0
+    assert image.read_bytes() == b"old image"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["waste.png", "wd"]
+    monkeypatch.setattr(Figure, "savefig", drawn)
+    assert runner.invoke(app, args).exit_code == 0
+    assert image.read_bytes().startswith(b"\x89PNG\r\n")
+
+
 def test_an_output_through_a_link_or_to_a_device_is_written_there(
     tmp_path: Path, workdir: Path
 ) -> None:
