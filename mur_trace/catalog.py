@@ -328,14 +328,16 @@ def ingest(
     if report.skipped and len(report.skipped) == len(files):  # nothing to read: say why
         raise MurTraceError(report.skipped[0].code, report.skipped[0].message)
     _check_ours(db, rebuild)
-    absent = not os.path.lexists(db)
+    before = _identity(db)
     staging: str | None = None
     cat = _connect(db, read_only=False)
-    # A failed first ingest leaves no empty catalog behind: the file is this ingest's when
-    # it was not there and holds nothing now that this process holds it (another ingest
-    # may have made it and committed meanwhile, while this one waited: that one stays).
-    created = absent and not _holds_anything(cat)
+    created = False
     try:
+        # A failed first ingest leaves no empty catalog behind: the file is this ingest's
+        # when it holds nothing now that this process holds it and it was not there before
+        # (or another file was: an ingest that made it failed and removed it while this one
+        # waited). One that another ingest made and committed meanwhile holds its traces.
+        created = _identity(db) != before and not _holds_anything(cat)
         cat.execute("BEGIN TRANSACTION")  # a killed ingest, --rebuild too, changes nothing
         if rebuild:
             for table in _tables(cat) & {*STORED, "trace_files", "catalog_meta"}:
@@ -483,6 +485,17 @@ def ingest(
         if staging is not None:
             shutil.rmtree(staging, ignore_errors=True)
     return report
+
+
+def _identity(path: Path) -> tuple[int, int, int] | None:
+    """Which file is at `path`: device, inode and the time of its last change (a file made
+    again takes the inode number of the one removed; opening a catalog changes nothing of
+    it). None when there is none."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino, st.st_ctime_ns
 
 
 def _roll_back(cat: duckdb.DuckDBPyConnection, db: Path, created: bool) -> None:

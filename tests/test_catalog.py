@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import time
 from pathlib import Path
 
 import duckdb
@@ -228,6 +229,31 @@ def test_a_first_ingest_that_fails_in_duckdb_leaves_no_file(
         ingest(db, workdir=workdir)
     assert caught.value.code == "E-IO-003"
     assert "no space left" in caught.value.message
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["workdir"]
+
+
+def test_a_failed_ingest_removes_the_file_it_made_after_another_removed_theirs(
+    workdir: Path, tmp_path: Path, monkeypatch
+) -> None:
+    # another ingest had made the file (empty) when this one looked, then failed and removed
+    # it while this one waited: this one makes the file again, and it is this one's
+    db = tmp_path / "catalog.duckdb"
+    duckdb.connect(str(db)).close()
+    time.sleep(0.05)  # the file made again has a later change time (the clock's tick: ≤ 10 ms)
+    connect = mur_trace.catalog._connect
+
+    def after_the_other_failed(path, read_only):
+        if not read_only:  # this ingest's turn: the other one has removed its file
+            path.unlink()
+        return connect(path, read_only=read_only)
+
+    def broken(*args, **kwargs):
+        raise duckdb.IOException("IO Error: no space left on device")
+
+    monkeypatch.setattr("mur_trace.catalog._connect", after_the_other_failed)
+    monkeypatch.setattr("mur_trace.catalog._hand_over", broken)
+    with pytest.raises(mur_trace.MurTraceError):
+        ingest(db, workdir=workdir)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["workdir"]
 
 
