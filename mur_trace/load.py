@@ -245,22 +245,21 @@ def file_problem(path: str, what: str = "trace file") -> Skipped | None:
     """Why `path` cannot be read as a file, if it cannot: missing, a directory, a link loop,
     a device or pipe (reading one could block forever), no permission, a name that is not
     UTF-8 (DuckDB opens only those). One `stat`."""
-    if as_text(path) != path:
-        return Skipped(
-            path, E_IO_003, f"failed to read {as_text(path)}: its name is not UTF-8 text"
-        )
+    shown = as_text(path)
     try:
         mode = os.stat(path).st_mode
     except FileNotFoundError:
-        return Skipped(path, E_IO_001, f"{what} not found: {path}")
+        return Skipped(path, E_IO_001, f"{what} not found: {shown}")
     except OSError as exc:
-        return Skipped(path, E_IO_003, f"failed to read {path}: {exc.strerror}")
+        return Skipped(path, E_IO_003, f"failed to read {shown}: {exc.strerror}")
     if stat.S_ISDIR(mode):
-        return Skipped(path, E_IO_003, f"failed to read {path}: is a directory")
+        return Skipped(path, E_IO_003, f"failed to read {shown}: is a directory")
     if not stat.S_ISREG(mode):
-        return Skipped(path, E_IO_003, f"failed to read {path}: not a regular file")
+        return Skipped(path, E_IO_003, f"failed to read {shown}: not a regular file")
     if not os.access(path, os.R_OK):
-        return Skipped(path, E_IO_003, f"failed to read {path}: permission denied")
+        return Skipped(path, E_IO_003, f"failed to read {shown}: permission denied")
+    if shown != path:
+        return Skipped(path, E_IO_003, f"failed to read {shown}: its name is not UTF-8 text")
     return None
 
 
