@@ -343,6 +343,8 @@ def test_a_session_whose_name_is_not_utf8_is_skipped_with_a_warning(tmp_path: Pa
     # its findings are the good session's: 1 redundant read each (events() repeats one)
     assert len(cli("redundant", "-f", "csv", "--workdir", workdir).stdout.splitlines()) == 2
     one_error(cli("show", str(bad)), "E-IO-003", named, "its name is not UTF-8 text")
+    missing = str(bad).replace("ses_", "gone_")  # not there at all: not found, as any other
+    one_error(cli("show", missing), "E-IO-001", named.replace("ses_", "gone_"), "not found")
     db = tmp_path / "catalog.duckdb"
     ingested = cli("ingest", "--db", str(db), "--workdir", workdir)
     assert ingested.returncode == 0, ingested.stderr
