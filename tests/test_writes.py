@@ -21,6 +21,8 @@ from mur_trace.writes import check_target, replaced_directory
 
 runner = CliRunner()
 S1 = "ses_01a21715468070018000000000001eef"
+#: The last line of `redundant` on the sample workdir.
+TOTAL = "total:      19 redundant calls in 7 of 7 sessions"
 
 
 def checksums(root: Path) -> dict[str, str]:
@@ -154,7 +156,7 @@ def test_output_beside_the_inputs_is_written(tmp_path: Path, workdir: Path) -> N
     out = tmp_path / "findings.txt"
     result = runner.invoke(app, ["redundant", "--workdir", str(workdir), "-o", str(out)])
     assert result.exit_code == 0, result.output
-    assert out.read_text().endswith("total:      19 redundant calls in 7 of 7 sessions\n")
+    assert out.read_text().endswith(TOTAL + "\n")
 
 
 def test_an_output_file_is_replaced_whole_or_left_as_it_was(
@@ -218,7 +220,7 @@ def test_an_output_through_a_link_or_to_a_device_is_written_there(
     args = ["redundant", "--workdir", str(workdir)]
     assert runner.invoke(app, [*args, "-o", str(link)]).exit_code == 0
     assert link.is_symlink()
-    assert target.read_text().endswith("total:      19 redundant calls in 7 of 7 sessions\n")
+    assert target.read_text().endswith(TOTAL + "\n")
     assert runner.invoke(app, [*args, "-o", os.devnull]).exit_code == 0
     assert Path(os.devnull).is_char_device()
 
@@ -237,7 +239,7 @@ def test_an_output_the_shell_appends_to_keeps_what_it_held(tmp_path: Path, workd
     assert result.returncode == 0, result.stderr
     lines = log.read_text().splitlines()
     assert lines[0] == "first"
-    assert lines.count("total:      19 redundant calls in 7 of 7 sessions") == 2
+    assert lines.count(TOTAL) == 2
 
 
 def test_an_output_with_a_second_name_is_written_in_place(tmp_path: Path, workdir: Path) -> None:
@@ -248,7 +250,7 @@ def test_an_output_with_a_second_name_is_written_in_place(tmp_path: Path, workdi
     assert (
         runner.invoke(app, ["redundant", "--workdir", str(workdir), "-o", str(out)]).exit_code == 0
     )
-    assert other.read_text().endswith("total:      19 redundant calls in 7 of 7 sessions\n")
+    assert other.read_text().endswith(TOTAL + "\n")
     assert out.stat().st_ino == other.stat().st_ino
 
 
@@ -269,7 +271,7 @@ def test_an_output_no_rename_can_replace_is_copied_over(
     assert (
         runner.invoke(app, ["redundant", "--workdir", str(workdir), "-o", str(out)]).exit_code == 0
     )
-    assert out.read_text().endswith("total:      19 redundant calls in 7 of 7 sessions\n")
+    assert out.read_text().endswith(TOTAL + "\n")
     assert modes == [0o600] and (out.stat().st_mode & 0o777) == 0o600
     assert sorted(p.name for p in tmp_path.iterdir()) == ["mounted.txt", "wd"]
 
