@@ -227,19 +227,14 @@ def replaced_directory(
         shutil.rmtree(staging, ignore_errors=True)
 
 
-def _in_place(given: PathLike, real: Path) -> bool:
-    """Whether `given` (resolved: `real`) is written where it is rather than replaced:
-    what `open` reaches but a rename would not keep.
+def _in_place(real: Path) -> bool:
+    """Whether the resolved output `real` is written where it is rather than replaced: what
+    `open` reaches but a rename would not keep.
 
-    A device, a pipe, anything under /dev or /proc (`/dev/stdout` of a command whose output
-    a shell appends to a file names that file: replacing it would drop what it held), a
-    file another name shares (a hard link would keep the old text), a file of another user
-    (it would become ours), a file we may not write (a rename beside it would still
-    succeed), and a link that resolves to no end (a loop: `open` says why).
+    A device, a pipe, a file another name shares (a hard link would keep the old text), a
+    file of another user (it would become ours), a file we may not write (a rename beside
+    it would still succeed), and a link that resolves to no end (a loop: `open` says why).
     """
-    absolute = os.path.abspath(os.fspath(given))
-    if any(_inside(absolute, top) or _inside(str(real), top) for top in ("/dev", "/proc")):
-        return True
     if real.is_symlink():
         return True
     try:
@@ -254,26 +249,40 @@ def _in_place(given: PathLike, real: Path) -> bool:
     )
 
 
-#: Names of a descriptor this process already holds, and its number (None: the number named).
+#: Names of a descriptor this process holds, and its number (None: the number named).
 _DESCRIPTORS = {"/dev/stdin": 0, "/dev/stdout": 1, "/dev/stderr": 2, "/dev/fd": None,
-                "/proc/self/fd": None}  # fmt: skip
+                "/proc/self/fd": None, f"/proc/{os.getpid()}/fd": None}  # fmt: skip
+
+
+def _named_descriptor(name: str) -> int | None:
+    """The number of the descriptor the absolute path `name` names, if it names one."""
+    parent, last = os.path.split(name)
+    if name in _DESCRIPTORS:
+        return _DESCRIPTORS[name]
+    if parent in _DESCRIPTORS and _DESCRIPTORS[parent] is None and last.isascii():
+        return int(last) if last.isdigit() else None
+    return None
 
 
 def _descriptor(target: PathLike) -> int | None:
-    """A copy of the descriptor `target` names (`/dev/stdout`, `/dev/fd/3`), to write through
-    as the shell opened it: opening the name again would truncate a file the shell appends
-    to (`-o /dev/stdout >> log`). None when `target` names none, or one not open."""
+    """A copy of the descriptor `target` names (`/dev/stdout`, `/dev/fd/3`, or a link to
+    one), to write through as the shell opened it: opening the name again would truncate a
+    file the shell appends to (`-o /dev/stdout >> log`), and replacing the file it resolves
+    to would drop what that held. None when `target` names none, or one not open."""
     name = os.path.abspath(os.fspath(target))
-    parent, last = os.path.split(name)
-    number = _DESCRIPTORS.get(name)
-    if number is None and _DESCRIPTORS.get(parent, 0) is None and last.isdigit():
-        number = int(last)
-    if number is None:
-        return None
-    try:
-        return os.dup(number)
-    except OSError:
-        return None
+    for _ in range(40):  # the links followed one by one, as far as the system follows them
+        number = _named_descriptor(name)
+        if number is not None:
+            try:
+                return os.dup(number)
+            except OSError:
+                return None
+        try:
+            link = os.readlink(name)
+        except OSError:
+            return None
+        name = os.path.normpath(os.path.join(os.path.dirname(name), link))
+    return None
 
 
 @contextlib.contextmanager
@@ -281,14 +290,14 @@ def replaced_file(target: PathLike, mode: str, **options: Any) -> Iterator[IO[An
     """`target` opened to be written whole (`mode` "w" or "wb", `options` as `open`'s):
     the text goes to a new file beside it, with its permissions from the start, which
     replaces it when the writer is done. A symbolic link is written through (its target is
-    replaced). A descriptor the process holds (`/dev/stdout`, `/dev/fd/N`) is written
-    through, as the shell opened it (appending, if it appends).
+    replaced). A descriptor the process holds (`/dev/stdout`, `/dev/fd/N`, a link to one) is
+    written through, as the shell opened it (appending, if it appends).
 
     Written in place instead, as `open` writes: what a rename would not keep (see
-    `_in_place`: devices, pipes, /dev and /proc, hard links, another user's file, a file we
-    may not write), a file whose directory takes no new file, and a file the system will
-    not let a rename replace (one mounted on its own, one in a directory whose sticky bit
-    keeps it from us): there, the finished text is copied over it.
+    `_in_place`: devices, pipes, hard links, another user's file, a file we may not write),
+    a file whose directory takes no new file, and a file the system will not let a rename
+    replace (one mounted on its own, one in a directory whose sticky bit keeps it from us):
+    there, the finished text is copied over it.
     """
     descriptor = _descriptor(target)
     if descriptor is not None:
@@ -296,7 +305,7 @@ def replaced_file(target: PathLike, mode: str, **options: Any) -> Iterator[IO[An
             yield out
         return
     real = Path(_real(target))
-    if _in_place(target, real):
+    if _in_place(real):
         with open(target, mode, **options) as out:
             yield out
         return

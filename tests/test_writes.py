@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 
 from mur_trace.cli import app
 from mur_trace.errors import MurTraceError
-from mur_trace.writes import check_target, replaced_directory
+from mur_trace.writes import check_target, replaced_directory, replaced_file
 
 runner = CliRunner()
 S1 = "ses_01a21715468070018000000000001eef"
@@ -234,12 +234,34 @@ def test_an_output_the_shell_appends_to_keeps_what_it_held(tmp_path: Path, workd
         [sys.executable, "-m", "mur_trace", "redundant", "--workdir", str(workdir)]
     )
     script = f"{command} -o /dev/stdout >> {shlex.quote(str(log))} && "
-    script += f"{command} -o /dev/fd/7 7>> {shlex.quote(str(log))}"
+    script += f"{command} -o /dev/fd/7 7>> {shlex.quote(str(log))} && "
+    link = tmp_path / "out"  # a link to /dev/stdout resolves to the log too
+    link.symlink_to("/dev/stdout")
+    script += f"{command} -o {shlex.quote(str(link))} >> {shlex.quote(str(log))}"
     result = subprocess.run(["sh", "-c", script], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     lines = log.read_text().splitlines()
     assert lines[0] == "first"
-    assert lines.count(TOTAL) == 2
+    assert lines.count(TOTAL) == 3
+    # a descriptor that is not open, a name that is no number: one clear line
+    for target in ("/dev/fd/99", "/dev/fd/\u00b2"):
+        result = runner.invoke(app, ["redundant", "--workdir", str(workdir), "-o", target])
+        assert result.exit_code == 2 and result.stderr.startswith("error[E-IO-003]: "), target
+
+
+def test_a_file_under_dev_is_replaced_whole_as_any_file() -> None:
+    # /dev/shm holds ordinary files: a writer stopped midway leaves one as it was
+    if not os.path.isdir("/dev/shm") or not os.access("/dev/shm", os.W_OK):
+        pytest.skip("no /dev/shm to write in")
+    path = Path("/dev/shm") / f"mur-trace-test-{os.getpid()}.txt"
+    path.write_text("precious\n")
+    try:
+        with pytest.raises(KeyboardInterrupt), replaced_file(path, "w") as out:
+            out.write("half")
+            raise KeyboardInterrupt
+        assert path.read_text() == "precious\n"
+    finally:
+        path.unlink()
 
 
 def test_an_output_with_a_second_name_is_written_in_place(tmp_path: Path, workdir: Path) -> None:
