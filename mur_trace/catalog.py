@@ -328,7 +328,7 @@ def ingest(
     if report.skipped and len(report.skipped) == len(files):  # nothing to read: say why
         raise MurTraceError(report.skipped[0].code, report.skipped[0].message)
     _check_ours(db, rebuild)
-    before = _identity(db)
+    before = _which_file(db)
     staging: str | None = None
     cat = _connect(db, read_only=False)
     created = False
@@ -337,7 +337,7 @@ def ingest(
         # when it holds nothing now that this process holds it and it was not there before
         # (or another file was: an ingest that made it failed and removed it while this one
         # waited). One that another ingest made and committed meanwhile holds its traces.
-        created = _identity(db) != before and not _holds_anything(cat)
+        created = _which_file(db) != before and not _holds_anything(cat)
         cat.execute("BEGIN TRANSACTION")  # a killed ingest, --rebuild too, changes nothing
         if rebuild:
             for table in _tables(cat) & {*STORED, "trace_files", "catalog_meta"}:
@@ -487,7 +487,7 @@ def ingest(
     return report
 
 
-def _identity(path: Path) -> tuple[int, int, int] | None:
+def _which_file(path: Path) -> tuple[int, int, int] | None:
     """Which file is at `path`: device, inode and the time of its last change (a file made
     again takes the inode number of the one removed; opening a catalog changes nothing of
     it). None when there is none."""

@@ -928,7 +928,7 @@ def plot(
             trace = _load(paths, workdir, policy.value, db=db, format_in=format_in)
             figure = getattr(plots, kind.value)(trace)
         with replaced_file(output, "wb") as image:  # a plot stopped midway leaves no cut image
-            figure.savefig(image, format=os.path.splitext(output)[1][1:].lower(), dpi=120)
+            figure.savefig(image, format=plots.image_format(output), dpi=120)
     typer.echo(f"wrote {output}")
 
 

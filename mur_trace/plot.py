@@ -27,12 +27,16 @@ _COLORS = {"read": "#1f77b4", "mutate": "#2ca02c", "unknown": "#7f7f7f", "redund
 IMAGE_FORMATS = ("png", "svg", "pdf")
 
 
+def image_format(path: str | os.PathLike[str]) -> str:
+    """The format `savefig` is asked for, from the name's extension ("png" for x.PNG)."""
+    return os.path.splitext(os.fspath(path))[1].lstrip(".").lower()
+
+
 def check_output(path: str | os.PathLike[str]) -> None:
     """An image path a plot can be written to: one of IMAGE_FORMATS, not a directory."""
     if os.path.isdir(path):
         raise MurTraceError(E_USAGE, f"{path} is a directory: name the image to write")
-    extension = os.path.splitext(os.fspath(path))[1].lstrip(".").lower()
-    if extension not in IMAGE_FORMATS:
+    if image_format(path) not in IMAGE_FORMATS:
         raise MurTraceError(
             E_USAGE,
             f"cannot tell the image format of {path}: end it in "
