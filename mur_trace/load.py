@@ -603,10 +603,18 @@ def load_traces(
     # position): a batch one of whose files is gone once read is read again without it
     if any_gone(readable):
         return load_traces(con, trace_paths, format_in)
+    # by position: a name that is not UTF-8 reads as text another file may have as its name
+    why = {p.trace_path: p for p in problems}
     con.execute(
         "SET VARIABLE file_errors = "
-        "$errors::STRUCT(trace_path VARCHAR, code VARCHAR, message VARCHAR)[]",
-        {"errors": [{**vars(p), "trace_path": as_text(p.trace_path)} for p in problems]},
+        "$errors::STRUCT(ordinal BIGINT, code VARCHAR, message VARCHAR)[]",
+        {
+            "errors": [
+                {"ordinal": ordinal, "code": why[path].code, "message": why[path].message}
+                for ordinal, path in enumerate(trace_paths, 1)
+                if path in why
+            ]
+        },
     )
     traces = _as_type(queries.get("load/traces").sql, paths)
     con.execute(f"CREATE OR REPLACE TABLE traces AS {traces}")

@@ -351,6 +351,27 @@ def test_a_session_whose_name_is_not_utf8_is_skipped_with_a_warning(tmp_path: Pa
     assert "1 new" in ingested.stdout and "(skipped)" in ingested.stderr
 
 
+def test_a_name_that_is_not_utf8_does_not_stand_for_the_session_its_text_names(
+    tmp_path: Path,
+) -> None:
+    # b"ses_\xfe" is named `ses_\xfe` in messages, the name another session really has:
+    # the one is skipped, the other read, each once
+    bad = session(tmp_path, text(events()), os.fsdecode(b"ses_\xfe"))
+    good = session(tmp_path, text(events()), "ses_\\xfe")
+    assert str(bad).replace(os.fsdecode(b"\xfe"), "\\xfe") == str(good)
+    warning = f"warning[E-IO-003]: failed to read {good}: its name is not UTF-8 text (skipped)"
+    workdir = str(good.parent.parent)
+    commands = [["redundant"], ["redundant", "--policy", "context"], ["loops"], ["report"]]
+    for command in [*commands, ["check", "--max-redundant", "5"]]:
+        result = cli(*command, "--workdir", workdir)
+        assert result.returncode == 0, (command, result.stderr)
+        assert result.stderr.splitlines() == [warning], command
+    # events() repeats one read: one finding, the readable session's
+    found = cli("redundant", "-f", "csv", "--workdir", workdir).stdout.splitlines()
+    assert len(found) == 2 and str(good) in found[1]
+    assert "1 redundant call in 1 of 1 session\n" in cli("redundant", "--workdir", workdir).stdout
+
+
 def test_an_empty_file_is_e_trc_001(tmp_path: Path) -> None:
     trace = session(tmp_path, b"")
     result = runner.invoke(app, ["show", str(trace)])

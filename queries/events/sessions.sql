@@ -60,4 +60,5 @@ FROM traces AS t
 JOIN per_trace AS p USING (trace_path)
 LEFT JOIN events AS e
     ON e.trace_path = p.trace_path AND e.line = p.end_line AND e.event_type = 'session_end'
+WHERE t.error_code IS NULL
 ORDER BY t.ordinal

@@ -5,4 +5,7 @@
 -- @column trace_path VARCHAR  (a statement: no rows)
 DELETE FROM lines
 WHERE problem IS NOT NULL
-    OR trace_path IN (SELECT trace_path FROM traces WHERE error_code IS NOT NULL)
+    -- a file not opened (no format) has no lines; the text of its name may be another's
+    OR trace_path IN (
+        SELECT trace_path FROM traces WHERE error_code IS NOT NULL AND format IS NOT NULL
+    )

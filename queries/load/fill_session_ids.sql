@@ -5,4 +5,4 @@
 -- @column session_id VARCHAR  (a statement: no rows)
 UPDATE lines SET session_id = t.session_id
 FROM traces AS t
-WHERE lines.session_id IS NULL AND lines.trace_path = t.trace_path
+WHERE lines.session_id IS NULL AND lines.trace_path = t.trace_path AND t.error_code IS NULL

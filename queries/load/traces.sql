@@ -6,7 +6,7 @@
 -- naming the first bad line (`file:line`); its events are left out of `events`. A last line
 -- that is not JSON and has no newline after it was cut short by a killed session: it is
 -- left out with a warning and the lines before it are analysed. Files that could not be
--- opened come in the variable `file_errors` (path, code, message).
+-- opened come in the variable `file_errors` (position in `trace_files`, code, message).
 -- @column trace_path   VARCHAR    The trace file, as given.
 -- @column ordinal      BIGINT     Position of the file in the request.
 -- @column format       VARCHAR    The reader of its format (`murmur`, `claude_code`, `codex`, `openhands`, `otel`;
@@ -71,8 +71,9 @@ SELECT
             || ': last line is incomplete (torn write); the lines before it are analysed'
     END AS warning
 FROM asked AS a
-LEFT JOIN judged AS p USING (trace_path)
 LEFT JOIN (
-    SELECT e.trace_path, e.code, e.message FROM unnest(getvariable('file_errors')) AS u(e)
-) AS f USING (trace_path)
+    SELECT e.ordinal, e.code, e.message FROM unnest(getvariable('file_errors')) AS u(e)
+) AS f USING (ordinal)
+-- a file not opened has no lines: those of its name's text are another file's
+LEFT JOIN judged AS p ON p.trace_path = a.trace_path AND f.code IS NULL
 ORDER BY a.ordinal
