@@ -24,8 +24,10 @@ import json
 import os
 import secrets
 import shutil
+import signal
 import stat
 import tempfile
+import threading
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import IO, Any
@@ -140,6 +142,26 @@ def _only_ours(target: Path, mark: str, parts: Sequence[str]) -> bool:
 
 
 @contextlib.contextmanager
+def signals_after() -> Iterator[None]:
+    """Ctrl-C and SIGTERM held back until the block is done, then acted on as they would
+    have been: for the steps of a replacement that must all happen or none. Python runs
+    signal handlers in its main thread only; elsewhere the block runs as it is."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught: list[int] = []
+    held = (signal.SIGINT, signal.SIGTERM)
+    before = {sig: signal.signal(sig, lambda sig, _frame: caught.append(sig)) for sig in held}
+    try:
+        yield
+    finally:
+        for sig, handler in before.items():
+            signal.signal(sig, handler)
+        for sig in dict.fromkeys(caught):
+            signal.raise_signal(sig)
+
+
+@contextlib.contextmanager
 def owned_directory(
     target: PathLike, mark: str, parts: Sequence[str], inputs: Iterable[PathLike | None] = ()
 ) -> Iterator[Path]:
@@ -164,11 +186,12 @@ def owned_directory(
         target.mkdir(parents=True, exist_ok=True)
         old = Path(tempfile.mkdtemp(prefix=".replaced.", dir=target))
         try:
-            for part in (*parts, mark):
-                if (target / part).exists() or (target / part).is_symlink():
-                    os.replace(target / part, old / part)
-                if (staging / part).exists():
-                    os.replace(staging / part, target / part)
+            with signals_after():  # a part moved out and not its new one in loses both
+                for part in (*parts, mark):
+                    if (target / part).exists() or (target / part).is_symlink():
+                        os.replace(target / part, old / part)
+                    if (staging / part).exists():
+                        os.replace(staging / part, target / part)
         finally:
             shutil.rmtree(old, ignore_errors=True)
     finally:
@@ -220,9 +243,10 @@ def replaced_directory(
         (fresh / mark).write_text(
             json.dumps({"written_by": "mur-trace", "files": written}) + "\n", encoding="utf-8"
         )
-        if target.exists() or target.is_symlink():
-            os.replace(target, staging / "old")
-        os.replace(fresh, target)
+        with signals_after():  # the old directory moved out and not the new one in
+            if target.exists() or target.is_symlink():
+                os.replace(target, staging / "old")
+            os.replace(fresh, target)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
 

@@ -7,6 +7,7 @@ import json
 import os
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -15,9 +16,10 @@ import duckdb
 import pytest
 from typer.testing import CliRunner
 
+from mur_trace import writes
 from mur_trace.cli import app
 from mur_trace.errors import MurTraceError
-from mur_trace.writes import check_target, replaced_directory, replaced_file
+from mur_trace.writes import check_target, owned_directory, replaced_directory, replaced_file
 
 runner = CliRunner()
 S1 = "ses_01a21715468070018000000000001eef"
@@ -488,3 +490,37 @@ def test_the_api_never_writes_an_input(tmp_path: Path, workdir: Path) -> None:
         synthesize(workdir, 1)
     assert caught.value.code == "E-IO-004"
     assert checksums(workdir) == before
+
+
+def _export(target: Path, version: str) -> None:
+    """An export of two tables through owned_directory, each file holding `version`."""
+    with owned_directory(target, ".mark", ["events", "findings"]) as staging:
+        for part in ("events", "findings"):
+            (staging / part).mkdir()
+            (staging / part / "part-0.parquet").write_text(version)
+
+
+@pytest.mark.parametrize("after", [1, 2, 3])
+def test_ctrl_c_amid_the_moves_of_an_export_leaves_one_whole_export(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, after: int
+) -> None:
+    # the old events moved out, then Ctrl-C before the new ones moved in, lost both
+    target = tmp_path / "out"
+    _export(target, "old")
+    moves = 0
+    real_replace = os.replace
+
+    def replace(src: str, dst: str) -> None:
+        nonlocal moves
+        real_replace(src, dst)
+        moves += 1
+        if moves == after:
+            signal.raise_signal(signal.SIGINT)
+
+    monkeypatch.setattr(writes.os, "replace", replace)
+    with pytest.raises(KeyboardInterrupt):  # acted on once the moves are done
+        _export(target, "new")
+    monkeypatch.undo()
+    held = {p: (target / p / "part-0.parquet").read_text() for p in ("events", "findings")}
+    assert held == {"events": "new", "findings": "new"}
+    assert sorted(e.name for e in target.iterdir()) == [".mark", "events", "findings"]
