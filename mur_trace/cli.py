@@ -927,7 +927,8 @@ def plot(
             plots.check_output(output)
             trace = _load(paths, workdir, policy.value, db=db, format_in=format_in)
             figure = getattr(plots, kind.value)(trace)
-        with replaced_file(output, "wb") as image:  # a plot stopped midway leaves no cut image
+        # a plot stopped midway leaves no cut image; a pipe nobody reads is an error
+        with _output(output, binary=True) as image:
             figure.savefig(image, format=plots.image_format(output), dpi=120)
     typer.echo(f"wrote {output}")
 

@@ -1112,3 +1112,16 @@ def test_a_trace_given_as_the_catalog_is_not_a_duckdb_file(tmp_path: Path, workd
 def test_rules_are_switched_by_booleans_only(workdir: Path) -> None:
     with pytest.raises(TypeError, match="True or False"):
         mur_trace.load(workdir=workdir, rules={"same_size": "no"})
+
+
+def test_a_plot_written_to_a_pipe_nobody_reads(tmp_path: Path, workdir: Path) -> None:
+    """`plot -o FIFO` blocked forever in opening the pipe; it is refused as `-o` of the
+    other commands refuses it."""
+    fifo = tmp_path / "waste.png"
+    os.mkfifo(fifo)
+    result = subprocess.run(
+        [sys.executable, "-m", "mur_trace", "plot", "waste", str(workdir), "-o", str(fifo)],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert result.returncode == 2, result.stderr
+    assert result.stderr == f"error[E-IO-003]: cannot write {fifo}: no process reads it\n"
