@@ -72,6 +72,9 @@ from .writes import check_target, owned_directory, replaced_file
 EXIT_ERROR = 2
 EXIT_CHECK_FAILED = 1
 EXIT_INTERRUPTED = 130
+#: The largest count an option takes: DuckDB holds counts as BIGINT; a larger one was
+#: an E-IO-003 naming a DuckDB conversion, not a usage error.
+BIGINT_MAX = 2**63 - 1
 
 # Click's usage errors, whichever Click Typer runs on (its own since 0.28, else Click's
 # package): the base class of typer.BadParameter that every usage error derives from.
@@ -489,7 +492,10 @@ def loops(
     paths: PathsArg = None,
     workdir: WorkdirOpt = DEFAULT_WORKDIR,
     window: Annotated[
-        int, typer.Option(min=0, help="How many turns back an identical call still counts.")
+        int,
+        typer.Option(
+            min=0, max=BIGINT_MAX, help="How many turns back an identical call still counts."
+        ),
     ] = 5,
     db: DbOpt = None,
     fmt: FormatOpt = Format.text,
@@ -516,7 +522,8 @@ def check(
     no_rule: NoRuleOpt = None,
     effects: EffectsOpt = None,
     max_redundant: Annotated[
-        int | None, typer.Option(min=0, help="Most redundant calls a session may make.")
+        int | None,
+        typer.Option(min=0, max=BIGINT_MAX, help="Most redundant calls a session may make."),
     ] = None,
     max_rate: Annotated[
         float | None,
@@ -525,7 +532,10 @@ def check(
         ),
     ] = None,
     max_context_tokens: Annotated[
-        int | None, typer.Option(min=0, help="Most tokens a session may re-send because of them.")
+        int | None,
+        typer.Option(
+            min=0, max=BIGINT_MAX, help="Most tokens a session may re-send because of them."
+        ),
     ] = None,
     db: DbOpt = None,
     fmt: DocFormatOpt = DocFormat.text,
@@ -873,7 +883,10 @@ def spark_loops(
     export_dir: ExportArg,
     output: DatasetOpt = ...,
     window: Annotated[
-        int, typer.Option(min=0, help="How many turns back an identical call still counts.")
+        int,
+        typer.Option(
+            min=0, max=BIGINT_MAX, help="How many turns back an identical call still counts."
+        ),
     ] = 5,
     master: MasterOpt = None,
 ) -> None:

@@ -1125,3 +1125,17 @@ def test_a_plot_written_to_a_pipe_nobody_reads(tmp_path: Path, workdir: Path) ->
     )  # fmt: skip
     assert result.returncode == 2, result.stderr
     assert result.stderr == f"error[E-IO-003]: cannot write {fifo}: no process reads it\n"
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["loops", "--window", "9" * 41],
+        ["check", "--max-redundant", str(2**127)],
+        ["check", "--max-context-tokens", str(2**63)],
+    ],
+)
+def test_a_count_past_what_duckdb_holds_is_a_usage_error(workdir: Path, args: list[str]) -> None:
+    """A count past BIGINT was E-IO-003 with DuckDB's conversion message."""
+    result = runner.invoke(app, [*args, "--workdir", str(workdir)])
+    one_line(result, "E-CLI-001", 2, "is not in the range 0<=x<=9223372036854775807")
