@@ -145,12 +145,15 @@ def _only_ours(target: Path, mark: str, parts: Sequence[str]) -> bool:
 def signals_after() -> Iterator[None]:
     """Ctrl-C and SIGTERM held back until the block is done, then acted on as they would
     have been: for the steps of a replacement that must all happen or none. Python runs
-    signal handlers in its main thread only; elsewhere the block runs as it is."""
-    if threading.current_thread() is not threading.main_thread():
+    signal handlers in its main thread only; elsewhere, or when a handler was set outside
+    Python (which could not be put back), the block runs as it is."""
+    held = (signal.SIGINT, signal.SIGTERM)
+    if threading.current_thread() is not threading.main_thread() or any(
+        signal.getsignal(sig) is None for sig in held
+    ):
         yield
         return
     caught: list[int] = []
-    held = (signal.SIGINT, signal.SIGTERM)
     before = {sig: signal.signal(sig, lambda sig, _frame: caught.append(sig)) for sig in held}
     try:
         yield
