@@ -602,23 +602,29 @@ def analysed_paths(con: duckdb.DuckDBPyConnection) -> list[tuple[str, int]]:
 
 
 def session_paths(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
-    """The catalog's sessions, by the name session arguments address: the session id (a
-    Murmur session's directory name; another agent's id), else the directory name -> trace
-    path. Traces that could not be read are there too (analysing one says why). When two
-    traces share a name (one session copied to two places), the first keeps it: the other
-    is reached by its path."""
+    """The catalog's sessions, by the name session arguments address -> trace path: the
+    session id (a Murmur session's directory name; another agent's id, a `/` in it written
+    `:`, as in a Claude Code subagent's `<session>:agent-<id>`), else the directory name.
+    Traces that could not be read are there too (analysing one says why). Every trace has
+    a name of its own, so that `@N`, `--last` and `--since` count them all: when two share
+    one (a session copied to two places), the first in path order keeps it and the others
+    are `<name>~2`, `<name>~3`, ..."""
     rows = con.execute(
         "SELECT trace_path, session_id FROM main.traces ORDER BY trace_path"
     ).fetchall()
     found: dict[str, str] = {}
     for path, session_id in rows:
-        name = session_id if session_id and "/" not in session_id else Path(path).parent.name
-        found.setdefault(name, path)
+        name = session_id.replace("/", ":") if session_id else Path(path).parent.name
+        unique, n = name, 1
+        while unique in found:
+            n += 1
+            unique = f"{name}~{n}"
+        found[unique] = path
     return found
 
 
 def catalog_sessions(db: str | os.PathLike[str]) -> dict[str, str]:
-    """A catalog's sessions, directory name (ses_…) -> trace path."""
+    """A catalog's sessions, name -> trace path (`session_paths`)."""
     con = open_catalog(db)
     try:
         return session_paths(con)

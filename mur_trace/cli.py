@@ -65,6 +65,7 @@ from .sessions import (
     real_paths,
     resolve_session,
     select_sessions,
+    trace_of,
 )
 from .trace import Trace
 from .writes import check_target, owned_directory, replaced_file
@@ -318,6 +319,14 @@ class _Source:
     known: dict[str, str] | None = None
     where: str | None = None
 
+    def trace(self, resolved: Path) -> Path:
+        """The catalog's trace for a path that session addressing gave for one of its
+        names (`<workdir>/<name>/trace.jsonl`); any other path as it is."""
+        if self.known is None:
+            return resolved
+        by_place = {trace_of(self.workdir, name): path for name, path in self.known.items()}
+        return Path(by_place.get(resolved, resolved))
+
 
 def _source(workdir: Path, db: Path | None) -> _Source:
     if db is None:
@@ -331,9 +340,9 @@ def _resolve(arg: str | None, source: _Source, label: str | None = None) -> Path
     """A session argument as a trace path: a workdir's, or, with --db, the catalog's."""
     names = list(source.known) if source.known is not None else None
     path = resolve_session(arg, source.workdir, label, names, source.where)
-    if source.known is None or (arg is not None and is_literal(arg)):
+    if arg is not None and is_literal(arg):
         return path
-    return Path(source.known[path.parent.name])
+    return source.trace(path)
 
 
 def _rules(rule: list[str] | None, no_rule: list[str] | None) -> dict[str, bool]:
@@ -706,7 +715,7 @@ def report(
         if known is not None:
             whole = not sessions and last is None and since is None
             # the whole catalog is every trace it holds, named or not
-            paths = None if whole else [Path(known.get(p.parent.name, p)) for p in paths]
+            paths = None if whole else [source.trace(p) for p in paths]
         trace = summarise(
             paths,
             workdir=workdir,

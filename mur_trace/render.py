@@ -254,6 +254,10 @@ def _opt_duration(ms: float | None) -> str:
     return "—" if ms is None else duration(ms)
 
 
+def _opt_thousands(n: float | None) -> str:
+    return "—" if n is None else thousands(n)
+
+
 def shown(value: Any) -> str:
     """A value from a trace as text prints it: `—` when missing, control characters escaped
     (a trace cannot move the cursor, colour the terminal or forge a line of output)."""
@@ -427,13 +431,16 @@ def show_text(data: dict[str, Any]) -> str:
         out.append(f"exit codes: {exit_codes_text(codes)}")
         out.append(f"latency:    avg {_opt_duration(m['avg_shell_ms'])}")
     out += ["", section("Compaction")]
-    if m["compaction_turn"] is None and m["compaction_before"] is None:
+    if not m["compactions"]:
         out.append("fired:      no")
     else:
-        out.append(
-            f"fired:      yes  at turn {m['compaction_turn'] or 0}  "
-            f"({thousands(m['compaction_before'])} → {thousands(m['compaction_after'])} tokens)"
-        )
+        turn = m["compaction_turn"]
+        before, after = m["compaction_before"], m["compaction_after"]
+        line = "fired:      yes  " + ("turn unknown" if turn is None else f"at turn {turn}")
+        if before is not None or after is not None:
+            # a count the trace does not give is shown as unknown, not as 0
+            line += f"  ({_opt_thousands(before)} → {_opt_thousands(after)} tokens)"
+        out.append(line)
     if data["reopens"]:
         out += ["", section("Reopens")]
         out += [

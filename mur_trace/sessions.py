@@ -196,7 +196,8 @@ def discover(
 # ── session addressing, as `mur trace` does it ────────────────────────────────
 
 
-def _trace_of(workdir: Path, name: str) -> Path:
+def trace_of(workdir: Path, name: str) -> Path:
+    """Where session `name` of `workdir` keeps its trace."""
     return workdir / name / TRACE_FILE
 
 
@@ -240,7 +241,7 @@ def _ordinal(
         raise MurTraceError(
             E_TRC_002, _label(label, f"@{n} is out of range — {holder} has {count}")
         )
-    return _trace_of(workdir, names[-n])
+    return trace_of(workdir, names[-n])
 
 
 def is_session_id(arg: str) -> bool:
@@ -270,7 +271,7 @@ def resolve_session(
     directories (a catalog's sessions), and `where` names it in messages.
     """
     if arg is None:
-        return _trace_of(workdir, _newest(workdir, label, known, where)[-1])
+        return trace_of(workdir, _newest(workdir, label, known, where)[-1])
     if is_literal(arg):
         path = Path(arg)
         kind = kind_of(path)
@@ -289,7 +290,7 @@ def resolve_session(
     if arg.startswith("@"):
         return _ordinal(arg, workdir, label, known, where)
     if is_session_id(arg):
-        trace = _trace_of(workdir, arg)
+        trace = trace_of(workdir, arg)
         if (arg not in known) if known is not None else arg not in session_dirs(workdir):
             message = f"session {arg} not found in {where or workdir}"
             raise MurTraceError(E_TRC_002, _label(label, message))
@@ -312,7 +313,7 @@ def resolve_session(
                 f"characters{candidates}",
             ),
         )
-    return _trace_of(workdir, matches[0])
+    return trace_of(workdir, matches[0])
 
 
 def parse_since(value: str) -> int:
@@ -366,4 +367,4 @@ def select_sessions(
             )
     if last is not None:
         names = names[-last:]
-    return [_trace_of(workdir, n) for n in names]
+    return [trace_of(workdir, n) for n in names]

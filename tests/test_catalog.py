@@ -326,6 +326,39 @@ def test_commands_address_catalog_sessions(workdir: Path, tmp_path: Path) -> Non
     assert f"@8 is out of range — catalog {db} has 7 sessions" in out_of_range.stderr
 
 
+def test_every_trace_of_a_catalog_is_a_session_arguments_can_name(
+    workdir: Path, tmp_path: Path
+) -> None:
+    """Two copies of the 7 sample sessions are 14 sessions; the 3 real Claude Code sessions
+    and the 2 subagents of one (ids `<session>/agent-<id>`, in one `subagents/` directory)
+    are 5. Before, names collided: `--last` and `@N` counted 7 and 4."""
+    shutil.copytree(workdir, tmp_path / "copy")
+    db = tmp_path / "two.duckdb"
+    assert ingest(db, [workdir, tmp_path / "copy"])
+    report = runner.invoke(app, ["report", "--db", str(db), "--last", "14"])
+    assert f"Sessions: 14  ({db})" in report.stdout, report.output
+    out_of_range = runner.invoke(app, ["show", "@15", "--db", str(db)])
+    assert f"@15 is out of range — catalog {db} has 14 sessions" in out_of_range.stderr
+    # in path order, .../copy/ses_… before .../workdir/ses_…
+    for name, place in (("1eef", tmp_path / "copy"), ("1eef~2", workdir)):
+        shown = runner.invoke(app, ["show", name, "--db", str(db), "-f", "json"])
+        assert shown.exit_code == 0, shown.output
+        trace = place / "ses_01a21715468070018000000000001eef" / "trace.jsonl"
+        assert json.loads(shown.stdout)["metrics"]["trace_path"] == str(trace)
+
+    claude = shutil.copytree(
+        Path(__file__).parent / "fixtures" / "real" / "claude-code", tmp_path / "cc"
+    )
+    db = tmp_path / "cc.duckdb"
+    assert runner.invoke(app, ["ingest", "--db", str(db), str(claude)]).exit_code == 0
+    report = runner.invoke(app, ["report", "--db", str(db), "--last", "5"])
+    assert f"Sessions: 5  ({db})" in report.stdout, report.output
+    out_of_range = runner.invoke(app, ["show", "@6", "--db", str(db)])
+    assert f"@6 is out of range — catalog {db} has 5 sessions" in out_of_range.stderr
+    shown = runner.invoke(app, ["show", "a2898e3", "--db", str(db)])
+    assert "session:    4d5611e5-241a-462a-8d15-5122611a9569/agent-a2898e3\n" in shown.stdout
+
+
 def test_export_round_trip(workdir: Path, tmp_path: Path) -> None:
     out = tmp_path / "dataset"
     result = runner.invoke(

@@ -213,9 +213,14 @@ def test_claude_code_lines_become_murmur_events(tmp_path: Path) -> None:
     ]
     assert len(inferences) == 7  # the progress line's copy is not a message
     other = trace.sql(
-        "SELECT event_type, line, tokens_before FROM events WHERE event_type IN ('session_start', 'compaction', 'session_end') ORDER BY line"
+        "SELECT event_type, line, turn, tokens_before, tokens_after FROM events WHERE event_type IN ('session_start', 'compaction', 'session_end') ORDER BY line"
     ).fetchall()
-    assert other == [("session_start", 1, None), ("compaction", 16, 900), ("session_end", 21, None)]
+    # the compaction comes after messages m1-m5 (turns 0-4): it is turn 5's, as m6 is
+    assert other == [
+        ("session_start", 1, None, None, None),
+        ("compaction", 16, 5, 900, None),
+        ("session_end", 21, None, None, None),
+    ]
     assert trace.sql(
         "SELECT session_id, capsule_name, capsule_version, model FROM sessions"
     ).fetchall() == [("s1", "claude-code", "2.0.0", "claude-x")]
@@ -315,6 +320,33 @@ def test_ingest_reads_a_grown_log_again_whole(tmp_path: Path) -> None:
     assert stored.fetchall() == direct.fetchall() == [(7, "t3"), (20, "t8")]
 
 
+def test_a_compaction_shows_what_the_log_says_and_no_more(tmp_path: Path) -> None:
+    """Line 158 of this session is a compact_boundary (preTokens 155979) after 37 assistant
+    messages; the log gives no count after it, and a Murmur compaction may lack fields too."""
+    real = REAL / "claude-code" / "codemie-ai_codemie-code__session-624a4a58.jsonl"
+    shown = runner.invoke(app, ["show", str(real)])
+    assert shown.exit_code == 0, shown.output
+    assert shown.stdout.rstrip("\n").endswith("fired:      yes  at turn 37  (155,979 → — tokens)")
+    data = json.loads(runner.invoke(app, ["show", str(real), "-f", "json"]).stdout)["metrics"]
+    assert [
+        data[k] for k in ("compactions", "compaction_turn", "compaction_before", "compaction_after")
+    ] == [1, 37, 155979, None]
+    murmur = write(tmp_path / "m.jsonl", [
+        {"event_type": "session_start", "session_id": "ses_01"},
+        {"event_type": "compaction"},  # no field: it fired, nothing more is known
+        {"event_type": "session_end", "total_turns": 1, "exit_status": "ok"},
+    ])  # fmt: skip
+    shown = runner.invoke(app, ["show", str(murmur)])
+    assert shown.exit_code == 0, shown.output
+    assert shown.stdout.rstrip("\n").endswith(
+        "── Compaction ───────────────────────────────────\nfired:      yes  turn unknown"
+    )
+    rows = json.loads(runner.invoke(app, ["diff", str(murmur), str(real), "-f", "json"]).stdout)
+    assert [(r["a_text"], r["b_text"]) for r in rows if r["metric"] == "compaction"] == [
+        ("turn unknown", "turn 37")
+    ]
+
+
 # ── Codex ────────────────────────────────────────────────────────────────────
 
 
@@ -391,6 +423,41 @@ def test_codex_polls_patches_and_compactions(tmp_path: Path) -> None:
     ).fetchall() == [(3, 100, 10), (6, 120, 2), (9, 150, 5)]
     found = trace.redundant_calls().select("line, call_id, prior_line, resource").fetchall()
     assert found == [(9, "e2", 3, "/w/a.txt")]
+    # five responses before it (lines 3, 6, 9, 12, 15): the next one, turn 5, is after it
+    assert trace.sql(
+        "SELECT line, turn, tokens_before, tokens_after FROM events WHERE event_type = 'compaction'"
+    ).fetchall() == [(18, 5, None, None)]
+    shown = runner.invoke(app, ["show", str(tmp_path / "rollout-x.jsonl")])
+    assert shown.exit_code == 0, shown.output
+    assert shown.stdout.rstrip("\n").endswith(
+        "── Compaction ───────────────────────────────────\nfired:      yes  at turn 5"
+    )
+
+
+def test_an_openhands_condensation_is_a_compaction_at_the_next_turn(tmp_path: Path) -> None:
+    def read(n: int, response: str) -> dict:
+        return {"id": n, "source": "agent", "action": "read", "args": {"path": "/w/a.py"},
+                "tool_call_metadata": {"model_response": {"id": response}}}  # fmt: skip
+
+    def seen(n: int, cause: int) -> dict:
+        return {
+            "id": n,
+            "source": "environment",
+            "observation": "read",
+            "cause": cause,
+            "content": "x",
+        }
+
+    history = [read(1, "r1"), seen(2, 1), {"id": 3, "source": "agent", "action": "condensation"},
+               read(4, "r2"), seen(5, 4)]  # fmt: skip
+    out = write(tmp_path / "output.jsonl", [{"instance_id": "i1", "history": history}])
+    trace = mur_trace.load([out], policy="context")
+    # positions: session_start 1, history 2-6, session_end 7; one response (r1) before it
+    assert trace.sql(
+        "SELECT line, turn, tokens_before FROM events WHERE event_type = 'compaction'"
+    ).fetchall() == [(4, 1, None)]
+    assert trace.redundant_calls().count("*").fetchall() == [(0,)]  # the re-read follows it
+    assert trace.redundant_calls("reference").select("line").fetchall() == [(5,)]
 
 
 # ── OpenTelemetry GenAI spans ────────────────────────────────────────────────

@@ -20,7 +20,8 @@
 -- - a `Bash` call is followed (same line) by a `shell` event, as Murmur's runtime writes a
 --   shell interpreter tool: `binary` `bash`, `command` the script, `exit_code` 0, or the
 --   "Exit code N" of a failed result (1 when it names none);
--- - a `compact_boundary` line is a `compaction` (`tokens_before` = its `preTokens`);
+-- - a `compact_boundary` line is a `compaction` (`tokens_before` = its `preTokens`; `turn`
+--   the messages before it, so the turn of the next one; `tokens_after` unknown);
 -- - inline subagent lines (`isSidechain`, Claude Code 1.0.x) are another agent's context:
 --   a `context_switch` event where the file goes from the main agent's lines to a
 --   subagent's and back (2.x writes each subagent to its own file: its own trace);
@@ -275,10 +276,12 @@ events AS (
     WHERE tool_name = 'Bash'
     UNION ALL BY NAME
     SELECT
-        trace_path, line, 'compaction' AS event_type, ts AS timestamp,
-        pre_tokens AS tokens_before
-    FROM entries
-    WHERE type = 'system' AND subtype = 'compact_boundary'
+        e.trace_path, e.line, 'compaction' AS event_type, e.ts AS timestamp,
+        (SELECT count(*) FROM messages AS m WHERE m.trace_path = e.trace_path AND m.line < e.line)
+            AS turn,
+        e.pre_tokens AS tokens_before
+    FROM entries AS e
+    WHERE e.type = 'system' AND e.subtype = 'compact_boundary'
     UNION ALL BY NAME
     SELECT trace_path, line, 'context_switch' AS event_type
     FROM switches

@@ -20,7 +20,8 @@
 --   script, `cwd` the call's `workdir` (else the session's), `exit_code`;
 -- - `apply_patch` changes the files its `*** Add/Update/Delete File:` and `*** Move to:`
 --   headers name (`changed_paths`, in the call's working directory);
--- - a `compacted` line is a `compaction` (the model's context was summarised).
+-- - a `compacted` line is a `compaction` (the model's context was summarised; `turn` the
+--   responses before it, so the turn of the next one; the token counts unknown).
 -- A line that is not JSON is a problem of the trace, as for Murmur traces.
 -- @column trace_path    VARCHAR    The session file.
 -- @column line          BIGINT     Line of the file holding the event.
@@ -275,9 +276,12 @@ events AS (
         output_bytes AS stdout_bytes, duration_ms, cwd
     FROM shells
     UNION ALL BY NAME
-    SELECT trace_path, line, 'compaction' AS event_type, ts AS timestamp
-    FROM entries
-    WHERE type = 'compacted'
+    SELECT
+        e.trace_path, e.line, 'compaction' AS event_type, e.ts AS timestamp,
+        (SELECT count(*) FROM responses AS r WHERE r.trace_path = e.trace_path AND r.line < e.line)
+            AS turn
+    FROM entries AS e
+    WHERE e.type = 'compacted'
     UNION ALL BY NAME
     SELECT
         x.trace_path,

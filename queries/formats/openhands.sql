@@ -21,7 +21,7 @@
 -- - a `run` is followed (same position) by a `shell` event: `binary` `bash`, `command`,
 --   `exit_code`, `cwd` the working directory the previous command left (the shell is kept
 --   between commands);
--- - a `condensation` action is a `compaction`.
+-- - a `condensation` action is a `compaction` (`turn` the responses before it; no token counts).
 -- @column trace_path  VARCHAR  The output file.
 -- @column line        BIGINT   Position of the event in the file (see above).
 -- @column problem     VARCHAR  NULL, or what is wrong with the line.
@@ -236,9 +236,14 @@ events AS (
     FROM calls
     WHERE action = 'run'
     UNION ALL BY NAME
-    SELECT trace_path, line, 'compaction' AS event_type, session_id, ts AS timestamp
-    FROM calls
-    WHERE action = 'condensation'
+    SELECT
+        c.trace_path, c.line, 'compaction' AS event_type, c.session_id, c.ts AS timestamp,
+        (
+            SELECT count(*) FROM turns AS t
+            WHERE t.trace_path = c.trace_path AND t.session_id = c.session_id AND t.line < c.line
+        ) AS turn
+    FROM calls AS c
+    WHERE c.action = 'condensation'
     UNION ALL BY NAME
     SELECT
         i.trace_path,

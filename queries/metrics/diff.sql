@@ -50,8 +50,10 @@ rows AS (
         {position: 13, metric: 'avg_shell_ms', kind: 'ms', lower: true,
          a: trunc(a.avg_shell_ms), b: trunc(b.avg_shell_ms), a_text: NULL, b_text: NULL},
         {position: 14, metric: 'compaction', kind: 'text', lower: NULL, a: NULL, b: NULL,
-         a_text: coalesce('turn ' || a.compaction_turn, 'none'),
-         b_text: coalesce('turn ' || b.compaction_turn, 'none')},
+         a_text: CASE WHEN a.compactions > 0
+             THEN coalesce('turn ' || a.compaction_turn, 'turn unknown') ELSE 'none' END,
+         b_text: CASE WHEN b.compactions > 0
+             THEN coalesce('turn ' || b.compaction_turn, 'turn unknown') ELSE 'none' END},
         {position: 15, metric: 'exit_status', kind: 'text', lower: NULL, a: NULL, b: NULL,
          a_text: a.exit_status, b_text: b.exit_status}
     ]) AS r

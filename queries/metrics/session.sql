@@ -34,9 +34,10 @@
 -- @column skill_success_pct     DOUBLE   100 * skill_ok / skill_calls; NULL with none.
 -- @column avg_skill_ms          DOUBLE   Mean skill call duration; NULL with none.
 -- @column avg_shell_ms          DOUBLE   Mean shell command duration; NULL with none.
--- @column compaction_turn       BIGINT   Turn of the last compaction; NULL when none fired.
--- @column compaction_before     BIGINT   Its tokens_before.
--- @column compaction_after      BIGINT   Its tokens_after.
+-- @column compactions           BIGINT   Compactions that fired (0: none).
+-- @column compaction_turn       BIGINT   Turn of the last one; NULL when none fired or it has none.
+-- @column compaction_before     BIGINT   Its tokens_before (NULL when unknown).
+-- @column compaction_after      BIGINT   Its tokens_after (NULL when unknown).
 -- @column redundant_calls       BIGINT   Findings of the active policy.
 -- @column redundant_bytes       BIGINT   Output bytes of those calls.
 -- @column redundant_tokens      BIGINT   Tokens of their results (queries/context/waste.sql).
@@ -53,6 +54,7 @@ WITH calls AS (
             AS skill_error,
         avg(duration_ms) FILTER (WHERE event_type = 'skill_call') AS avg_skill_ms,
         avg(duration_ms) FILTER (WHERE event_type = 'shell') AS avg_shell_ms,
+        count(*) FILTER (WHERE event_type = 'compaction') AS compactions,
         max(line) FILTER (WHERE event_type = 'compaction') AS compaction_line
     FROM events
     WHERE event_type IN ('tool_call', 'skill_call', 'shell', 'compaction')
@@ -98,6 +100,7 @@ SELECT
     100.0 * c.skill_ok / nullif(c.skill_ok + c.skill_error, 0) AS skill_success_pct,
     c.avg_skill_ms,
     c.avg_shell_ms,
+    coalesce(c.compactions, 0) AS compactions,
     k.turn AS compaction_turn,
     k.tokens_before AS compaction_before,
     k.tokens_after AS compaction_after,
