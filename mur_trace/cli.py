@@ -60,6 +60,7 @@ from .render import (
 )
 from .sessions import (
     DEFAULT_WORKDIR,
+    TRACE_FILE,
     discover,
     is_literal,
     real_paths,
@@ -739,12 +740,23 @@ def _report_source(paths: list[Path], workdir: Path, db: Path | None) -> str:
     they all lie in it, else the directory they share (or how many places)."""
     if db is not None:
         return str(db)
-    homes = set(real_paths(p.parent.parent for p in paths))
-    if not paths or homes == {os.path.realpath(workdir)}:
+    homes = [_home(p) for p in paths]
+    if not paths or set(real_paths(homes)) == {os.path.realpath(workdir)}:
         return str(workdir)
-    if len(homes) == 1:
-        return str(paths[0].parent.parent)
-    return f"{len(homes)} directories"
+    if len(set(real_paths(homes))) == 1:
+        return str(homes[0])
+    return f"{len(set(real_paths(homes)))} directories"
+
+
+def _home(trace: Path) -> Path:
+    """The directory that holds a session: a Murmur trace's workdir
+    (`<workdir>/ses_…/trace.jsonl`), else the directory of the session's file (a Claude
+    Code subagent's `<dir>/<session>/subagents/agent-….jsonl` is its session's)."""
+    if trace.name == TRACE_FILE:
+        return trace.parent.parent
+    if trace.parent.name == "subagents":
+        return trace.parent.parent.parent
+    return trace.parent
 
 
 @app.command()

@@ -278,14 +278,10 @@ def resolve_session(
         if kind == SESSION:
             return path / TRACE_FILE
         if kind == WORKDIR:
-            raise MurTraceError(
-                E_TRC_002,
-                _label(
-                    label,
-                    f"{arg} is a workdir, not a session: name one of its sessions "
-                    f"(or give the workdir with --workdir)",
-                ),
-            )
+            files = None if session_dirs(path) else formats.agent_sessions(path)
+            if files and len(files) == 1:  # an agent's directory of one session: that one
+                return Path(files[0])
+            raise MurTraceError(E_TRC_002, _label(label, _not_one_session(arg, path)))
         return path
     if arg.startswith("@"):
         return _ordinal(arg, workdir, label, known, where)
@@ -314,6 +310,20 @@ def resolve_session(
             ),
         )
     return trace_of(workdir, matches[0])
+
+
+def _not_one_session(arg: str, directory: Path) -> str:
+    """Why a directory is no session argument, and what to give instead that works."""
+    if session_dirs(directory):
+        return (
+            f"{arg} is a workdir, not a session: name one of its sessions "
+            "(or give the workdir with --workdir)"
+        )
+    files = formats.agent_sessions(directory)
+    if files:
+        count = f"{len(files)} session{'' if len(files) == 1 else 's'}"
+        return f"{arg} is a directory of {count}, not one: name one of its files ({files[0]})"
+    return f"{arg} is a directory that holds no session"
 
 
 def parse_since(value: str) -> int:
@@ -346,16 +356,27 @@ def select_sessions(
     known: list[str] | None = None,
     where: str | None = None,
 ) -> list[Path]:
-    """The traces `report` covers: the named sessions, else the workdir's (or the
-    catalog's: `known`, named `where`), narrowed by `--last N` (the N newest) or `--since
-    2h` (created within that time)."""
+    """The traces `report` covers: the named sessions (a directory of sessions names all
+    of them: a workdir's, an agent's files), else the workdir's (or the catalog's: `known`,
+    named `where`), narrowed by `--last N` (the N newest) or `--since 2h` (created within
+    that time)."""
     if sessions and (last is not None or since is not None):
         flag = "--since" if since is not None else "--last"
         raise MurTraceError(E_TRC_002, f"{flag} cannot be combined with explicit session arguments")
     if last is not None and last < 1:
         raise MurTraceError(E_TRC_002, "--last must be at least 1")
     if sessions:
-        return [resolve_session(s, workdir, known=known, where=where) for s in sessions]
+        found: list[Path] = []
+        for arg in sessions:
+            if is_literal(arg) and kind_of(Path(arg)) == WORKDIR:
+                # a directory of sessions: all of them (what `redundant DIR` reads)
+                traces = discover([arg])
+                if not traces:
+                    raise MurTraceError(E_TRC_002, _not_one_session(arg, Path(arg)))
+                found.extend(Path(t) for t in traces)
+            else:
+                found.append(resolve_session(arg, workdir, known=known, where=where))
+        return found
     names = _newest(workdir, None, known, where)
     if since is not None:
         window = parse_since(since)

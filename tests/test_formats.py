@@ -296,6 +296,45 @@ def test_a_project_directory_with_subagents_is_one_command(tmp_path: Path) -> No
     assert formats.agent_sessions(tmp_path / "projects") == [str(Path(p)) for p in found]
 
 
+def test_a_directory_of_sessions_is_all_of_them_to_report_and_none_to_show(
+    tmp_path: Path, sample_workdir: Path
+) -> None:
+    """The real Claude Code directory holds 3 sessions and 2 subagents of one: 5 sessions.
+    What the errors advise works (before, `--workdir`, which lists `ses_*` directories)."""
+    project = REAL / "claude-code"
+    first = project / "chiphuyen_sniffly__d3ad4cdc-5657-435d-98fa-0035d53e383d.jsonl"
+    shown = runner.invoke(app, ["show", f"{project}/"])
+    assert (shown.exit_code, shown.stderr) == (
+        2,
+        f"error[E-TRC-002]: {project}/ is a directory of 5 sessions, not one: name one of its files ({first})\n",
+    )
+    assert runner.invoke(app, ["show", str(first)]).exit_code == 0
+    diff = runner.invoke(app, ["diff", str(project), str(first)])
+    assert diff.exit_code == 2 and diff.stderr.startswith(
+        f"error[E-TRC-002]: before: {project} is a directory of 5 sessions"
+    )
+    report = runner.invoke(app, ["report", str(project)])
+    assert report.exit_code == 0, report.output
+    assert f"Sessions: 5  ({project})" in report.stdout
+    one = write(tmp_path / "one" / "s.jsonl", cc_session()).parent
+    shown = runner.invoke(app, ["show", str(one)])  # one session: that one
+    assert shown.exit_code == 0 and "session:    s1\n" in shown.stdout
+    (tmp_path / "empty").mkdir()
+    empty = runner.invoke(app, ["show", str(tmp_path / "empty")])
+    assert (
+        empty.stderr
+        == f"error[E-TRC-002]: {tmp_path / 'empty'} is a directory that holds no session\n"
+    )
+    # a workdir of Murmur sessions: --workdir, as advised
+    shown = runner.invoke(app, ["show", str(sample_workdir)])
+    assert shown.stderr.endswith(
+        "is a workdir, not a session: name one of its sessions (or give the workdir with --workdir)\n"
+    )
+    assert runner.invoke(app, ["show", "--workdir", str(sample_workdir)]).exit_code == 0
+    report = runner.invoke(app, ["report", str(sample_workdir)])
+    assert f"Sessions: 7  ({sample_workdir})" in report.stdout
+
+
 def test_ingest_reads_a_grown_log_again_whole(tmp_path: Path) -> None:
     project = tmp_path / "p"
     lines = cc_session()
