@@ -39,7 +39,7 @@ from .load import (
     trace_warnings,
 )
 from .sessions import as_paths, discover
-from .trace import Report, SessionShow, Trace
+from .trace import Report, SessionShow, Trace, count_argument
 
 __all__ = [
     "Batched",
@@ -347,6 +347,7 @@ def find_loops(
     format_in: str | None = None,
 ) -> Findings:
     """The loops (`Trace.loops`) of every session, read in batches like `find_redundant`."""
+    count_argument("window", window)  # before any session is read
     if db is not None:
         return _found(run_over_catalog(paths, db, lambda trace: {"found": trace.loops(window)}))
     done = run_in_batches(

@@ -68,15 +68,12 @@ from .sessions import (
     select_sessions,
     trace_of,
 )
-from .trace import Trace
+from .trace import BIGINT_MAX, Trace
 from .writes import check_target, owned_directory, replaced_file
 
 EXIT_ERROR = 2
 EXIT_CHECK_FAILED = 1
 EXIT_INTERRUPTED = 130
-#: The largest count an option takes: DuckDB holds counts as BIGINT; a larger one was
-#: an E-IO-003 naming a DuckDB conversion, not a usage error.
-BIGINT_MAX = 2**63 - 1
 
 # Click's usage errors, whichever Click Typer runs on (its own since 0.28, else Click's
 # package): the base class of typer.BadParameter that every usage error derives from.
@@ -128,10 +125,19 @@ app = typer.Typer(
 
 Policy = Enum("Policy", {name: name for name in POLICIES}, type=str)  # type: ignore[misc]
 
+
+def _named(value: str | Path) -> Path:
+    """A path argument as given: the empty name names nothing (a `Path` would make it `.`,
+    and the command would read the directory it runs in). (A default comes as a `Path`.)"""
+    if not os.fspath(value):
+        raise typer.BadParameter("the empty name is no path")
+    return Path(value)
+
+
 PathsArg = Annotated[
     list[Path] | None,
     typer.Argument(
-        readable=False,  # what cannot be read is skipped by the loader, with its reason
+        parser=_named,  # what cannot be read is skipped by the loader, with its reason
         help="Trace files, session directories or workdirs, in any mix. "
         "None: every session of --workdir.",
         show_default=False,
@@ -139,7 +145,7 @@ PathsArg = Annotated[
 ]
 WorkdirOpt = Annotated[
     Path,
-    typer.Option(readable=False, help="Directory holding the ses_* session directories."),
+    typer.Option(parser=_named, help="Directory holding the ses_* session directories."),
 ]
 PolicyOpt = Annotated[
     Policy,
@@ -160,7 +166,7 @@ DbOpt = Annotated[
     Path | None,
     typer.Option(
         "--db",
-        readable=False,
+        parser=_named,
         help="Analyse the sessions of this catalog (see `ingest`) instead of the files.",
     ),
 ]
@@ -168,7 +174,7 @@ EffectsOpt = Annotated[
     Path | None,
     typer.Option(
         "--effects",
-        readable=False,
+        parser=_named,
         help="TOML file declaring read/mutate for tools that declare nothing (context policy).",
     ),
 ]
@@ -202,10 +208,32 @@ FormatInOpt = Annotated[
         show_default=False,
     ),
 ]
+
+
+def _file_to_write(value: str | Path) -> Path:
+    """An `-o` file as given: a name ending in `/` names a directory (a `Path` would drop
+    the slash and write a file of that name), and the empty name none. (A default comes
+    as a `Path`.)"""
+    text = os.fspath(value)
+    if not text:
+        raise typer.BadParameter("the empty name is no file")
+    if text.endswith("/"):
+        raise typer.BadParameter(f"{text} names a directory, not a file")
+    return Path(text)
+
+
+def _output_file(value: str | Path) -> Path | None:
+    """`-o`: a file to write, or `-` for standard output (as with no `-o`)."""
+    return None if os.fspath(value) == "-" else _file_to_write(value)
+
+
 OutputOpt = Annotated[
     Path | None,
     typer.Option(
-        "--output", "-o", readable=False, help="Write to this file (required for parquet)."
+        "--output",
+        "-o",
+        parser=_output_file,
+        help="Write to this file (`-`: standard output; a file is required for parquet).",
     ),
 ]
 
@@ -418,18 +446,26 @@ def _output(output: Path | None, binary: bool = False) -> Iterator[Any]:
     mode = "wb" if binary else "w"
     if output is None:
         yield sys.stdout
-    elif output.is_fifo():
-        # a pipe nobody reads would block the command forever: open it only when read
-        try:
-            fd = os.open(output, os.O_WRONLY | os.O_NONBLOCK)
-        except OSError as exc:
-            raise MurTraceError(E_IO_003, f"cannot write {output}: no process reads it") from exc
-        os.set_blocking(fd, True)
-        with open(fd, mode, **text) as out:
-            yield out
-    else:
-        with replaced_file(output, mode, **text) as out:
-            yield out
+        return
+    try:
+        if output.is_fifo():
+            # a pipe nobody reads would block the command forever: open it only when read
+            try:
+                fd = os.open(output, os.O_WRONLY | os.O_NONBLOCK)
+            except OSError as exc:
+                message = f"cannot write {output}: no process reads it"
+                raise MurTraceError(E_IO_003, message) from exc
+            os.set_blocking(fd, True)
+            with open(fd, mode, **text) as out:
+                yield out
+        else:
+            with replaced_file(output, mode, **text) as out:
+                yield out
+    except OSError as exc:  # the file named, not the system's `[Errno 21] ... 'x'`
+        if _reader_gone(exc):
+            raise
+        reason = exc.strerror or str(exc)
+        raise MurTraceError(E_IO_003, f"cannot write {output}: {reason}") from None
 
 
 def _list_rules(value: bool) -> None:
@@ -650,7 +686,11 @@ def diff(
                 "mur-trace diff expects 0 or 2 arguments, got 1. "
                 "Usage: mur-trace diff [<before> <after>]",
             )
-        a, b = _resolve_pair(before or "@2", after or "@1", _source(workdir, db))
+        a, b = _resolve_pair(
+            "@2" if before is None else before,
+            "@1" if after is None else after,
+            _source(workdir, db),
+        )
         trace = load(
             [a, b],
             workdir=workdir,
@@ -764,7 +804,7 @@ def ingest(
     paths: PathsArg = None,
     db: Annotated[
         Path,
-        typer.Option("--db", readable=False, help="The catalog file (created when missing)."),
+        typer.Option("--db", parser=_named, help="The catalog file (created when missing)."),
     ] = ...,
     workdir: WorkdirOpt = DEFAULT_WORKDIR,
     rebuild: Annotated[
@@ -805,7 +845,7 @@ class PartitionBy(StrEnum):
 @app.command()
 def export(
     parquet: Annotated[
-        Path, typer.Option("--parquet", readable=False, help="Directory of the dataset.")
+        Path, typer.Option("--parquet", parser=_named, help="Directory of the dataset.")
     ],
     paths: PathsArg = None,
     workdir: WorkdirOpt = DEFAULT_WORKDIR,
@@ -931,7 +971,9 @@ def plot(
     paths: PathsArg = None,
     output: Annotated[
         Path,
-        typer.Option("--output", "-o", readable=False, help="Image to write: .png, .svg or .pdf."),
+        typer.Option(
+            "--output", "-o", parser=_file_to_write, help="Image to write: .png, .svg or .pdf."
+        ),
     ] = Path("mur-trace.png"),
     session: Annotated[
         str | None,
@@ -972,7 +1014,7 @@ def synth(
     out: Annotated[
         Path,
         typer.Argument(
-            readable=False, help="Directory to write workdir/, truth.jsonl, effects.toml."
+            parser=_named, help="Directory to write workdir/, truth.jsonl, effects.toml."
         ),
     ],
     sessions: Annotated[

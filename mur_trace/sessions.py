@@ -172,6 +172,8 @@ def discover(
         return workdir_traces(workdir or DEFAULT_WORKDIR)
     found: list[str] = []
     for raw in paths:
+        if not os.fspath(raw):  # Path("") is ".": the empty name would read the directory
+            raise MurTraceError(E_IO_001, "trace file not found: '' (an empty name)")
         path = Path(raw)
         kind = kind_of(path)
         if kind == SESSION:
@@ -272,6 +274,8 @@ def resolve_session(
     """
     if arg is None:
         return trace_of(workdir, _newest(workdir, label, known, where)[-1])
+    if not arg:  # as a suffix, it would match every session
+        raise MurTraceError(E_TRC_002, _label(label, "the empty name names no session"))
     if is_literal(arg):
         path = Path(arg)
         kind = kind_of(path)

@@ -10,7 +10,7 @@ import duckdb
 
 from . import queries
 from .effects import Effect
-from .errors import E_TRC_001, E_TRC_002, MurTraceError
+from .errors import E_TRC_001, E_TRC_002, E_USAGE, MurTraceError
 from .load import (
     ACTIVE_FINDINGS,
     Relations,
@@ -21,6 +21,22 @@ from .load import (
     set_rules,
     trace_warnings,
 )
+
+#: The largest count DuckDB holds (BIGINT), the bound of every count argument: a larger
+#: one was an E-IO-003 naming a DuckDB conversion, not a usage error.
+BIGINT_MAX = 2**63 - 1
+
+
+def count_argument(name: str, value: Any) -> Any:
+    """`value` when it is None or a whole number from 0 to BIGINT_MAX, else E-CLI-001 (the
+    command line checks its options so; the API is held to the same)."""
+    if value is None or (
+        isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= BIGINT_MAX
+    ):
+        return value
+    raise MurTraceError(
+        E_USAGE, f"{name} must be a whole number from 0 to {BIGINT_MAX}, not {value!r}"
+    )
 
 
 @dataclass(frozen=True)
@@ -253,7 +269,7 @@ class Trace:
     def loops(self, window: int = 5) -> duckdb.DuckDBPyRelation:
         """The same tool with the same input again (consecutively or within `window` turns),
         and retries after failures, with their waste."""
-        return self.sql(queries.get("loops/repeats").sql, window=window)
+        return self.sql(queries.get("loops/repeats").sql, window=count_argument("window", window))
 
     def check(
         self,
@@ -263,11 +279,16 @@ class Trace:
         max_context_tokens: int | None = None,
     ) -> duckdb.DuckDBPyRelation:
         """Sessions over any of the thresholds (None: not checked); no rows means all pass."""
+        if max_rate is not None and not (
+            isinstance(max_rate, int | float) and not isinstance(max_rate, bool)
+            and 0 <= max_rate <= 1
+        ):  # fmt: skip
+            raise MurTraceError(E_USAGE, f"max_rate must be a share from 0 to 1, not {max_rate!r}")
         return self.sql(
             queries.get("metrics/check").sql,
-            max_redundant=max_redundant,
+            max_redundant=count_argument("max_redundant", max_redundant),
             max_rate=max_rate,
-            max_context_tokens=max_context_tokens,
+            max_context_tokens=count_argument("max_context_tokens", max_context_tokens),
         )
 
     def export_tables(self) -> dict[str, duckdb.DuckDBPyRelation]:

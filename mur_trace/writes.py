@@ -32,7 +32,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import IO, Any
 
-from .errors import E_IO_004, MurTraceError
+from .errors import E_IO_003, E_IO_004, MurTraceError
 
 #: A path given on the command line or to the API.
 PathLike = str | os.PathLike[str]
@@ -216,8 +216,14 @@ def _staging_for(
             "(give a new or empty directory)",
         )
     parent = Path(_real(target)).parent
-    parent.mkdir(parents=True, exist_ok=True)
-    return Path(tempfile.mkdtemp(prefix=f".{Path(_real(target)).name}.", dir=parent))
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+        return Path(tempfile.mkdtemp(prefix=f".{Path(_real(target)).name}.", dir=parent))
+    except OSError as exc:  # `out.csv/x`: a file where a directory must be, no permission
+        reason = exc.strerror or str(exc)
+        if isinstance(exc, FileExistsError | NotADirectoryError):
+            reason = "a file is where a directory must be"
+        raise MurTraceError(E_IO_003, f"cannot write {target}: {reason}") from None
 
 
 @contextlib.contextmanager

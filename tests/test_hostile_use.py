@@ -1139,3 +1139,83 @@ def test_a_count_past_what_duckdb_holds_is_a_usage_error(workdir: Path, args: li
     """A count past BIGINT was E-IO-003 with DuckDB's conversion message."""
     result = runner.invoke(app, [*args, "--workdir", str(workdir)])
     one_line(result, "E-CLI-001", 2, "is not in the range 0<=x<=9223372036854775807")
+
+
+def test_an_output_that_cannot_be_written_is_named(tmp_path: Path, workdir: Path) -> None:
+    """The system's `[Errno 21] Is a directory: 'x'`, or no path at all (a full device),
+    was the whole message; the output is named, with the reason."""
+    a_file = tmp_path / "a.txt"
+    a_file.write_text("x\n")
+    (tmp_path / "out").mkdir()
+    cases = [
+        (
+            ["redundant", "-o", str(tmp_path / "out")],
+            f"cannot write {tmp_path / 'out'}: Is a directory",
+        ),
+        (["redundant", "-o", f"{a_file}/x"], f"cannot write {a_file}/x: Not a directory"),
+        (
+            ["export", "--parquet", f"{a_file}/x"],
+            f"cannot write {a_file}/x: a file is where a directory must be",
+        ),
+    ]
+    if Path("/dev/full").exists():
+        cases.append((["loops", "-o", "/dev/full"], "cannot write /dev/full: No space left"))
+    for args, message in cases:
+        one_line(runner.invoke(app, [*args, "--workdir", str(workdir)]), "E-IO-003", 2, message)
+    assert a_file.read_text() == "x\n"
+
+
+def test_an_output_named_as_a_directory_or_dash(tmp_path: Path, workdir: Path, monkeypatch) -> None:
+    """`-o x.csv/` and `plot -o x.png/` wrote a file `x.csv`, `x.png` (a path drops the
+    slash); `-o -` wrote a file named `-`: it is standard output, as with no `-o`."""
+    (tmp_path / "here").mkdir()
+    monkeypatch.chdir(tmp_path / "here")
+    for args in (["redundant", "-o", "x.csv/"], ["plot", "waste", "-o", "x.png/"]):
+        result = runner.invoke(app, [*args, "--workdir", str(workdir)])
+        one_line(result, "E-CLI-001", 2, "names a directory, not a file")
+    result = runner.invoke(app, ["redundant", "-o", "-", "-f", "csv", "--workdir", str(workdir)])
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith("session_id,trace_path,line,")
+    assert os.listdir(tmp_path / "here") == []
+
+
+def test_the_empty_name_is_no_path(tmp_path: Path, workdir: Path, monkeypatch) -> None:
+    """`redundant ''` read the directory it ran in (the empty path is `.` to pathlib)."""
+    monkeypatch.chdir(workdir)  # a directory of sessions, which '' was
+    for args in (["redundant", ""], ["loops", ""], ["--workdir", ""], ["export", "--parquet", ""]):
+        command = args if args[0] != "--workdir" else ["report", *args]
+        one_line(runner.invoke(app, command), "E-CLI-001", 2, "the empty name is no path")
+    for args in (["show", ""], ["diff", "", "@1"]):
+        result = runner.invoke(app, [*args, "--workdir", str(workdir)])
+        one_line(result, "E-TRC-002", 2, "the empty name names no session")
+    with pytest.raises(MurTraceError, match="an empty name"):
+        mur_trace.load([""])
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda wd: mur_trace.find_loops(workdir=wd, window=-1),
+        lambda wd: mur_trace.find_loops(workdir=wd, window="a"),
+        lambda wd: mur_trace.load(workdir=wd).loops(2**63),
+        lambda wd: mur_trace.summarise(workdir=wd).check(max_rate=float("nan")),
+        lambda wd: mur_trace.summarise(workdir=wd).check(max_rate=2),
+        lambda wd: mur_trace.summarise(workdir=wd).check(max_redundant=-1),
+        lambda wd: mur_trace.summarise(workdir=wd).check(max_context_tokens=True),
+    ],
+    ids=[
+        "window -1",
+        "window 'a'",
+        "window 2^63",
+        "rate nan",
+        "rate 2",
+        "redundant -1",
+        "tokens True",
+    ],
+)
+def test_the_api_takes_the_values_the_command_line_takes(workdir: Path, call) -> None:
+    """The command line refuses these (E-CLI-001); the API found loops with a window of
+    -1, raised DuckDB's ConversionException for 'a', and checked a rate of nan or 2."""
+    with pytest.raises(MurTraceError) as raised:
+        call(workdir)
+    assert raised.value.code == "E-CLI-001"
