@@ -144,7 +144,8 @@ def mismatch(path: str, forced: str, format_in: str) -> str | None:
     if found is None or found == forced:
         return None
     name = next(key for key, value in FORMATS.items() if value == found)
-    return f"{path}: a {name} log, not {format_in} (--format-in {format_in})"
+    article = "an" if name[0] in "aeiou" else "a"
+    return f"{path}: {article} {name} log, not {format_in} (--format-in {format_in})"
 
 
 # ── the agents' usual places ──────────────────────────────────────────────────

@@ -74,6 +74,7 @@ MACROS: dict[str, tuple[str, str]] = {
     "wrong_field_index": ("raw", "functions/wrong_field_index"),
     "split_shell_words": ("command", "functions/split_shell_words"),
     "visible": ("text", "functions/visible"),
+    "elapsed": ("start, finish", "functions/elapsed"),
 }
 
 #: Table macros: name -> (parameters, query name).

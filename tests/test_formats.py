@@ -148,9 +148,10 @@ def test_an_unknown_format_name_is_one_line_e_trc_001(tmp_path: Path) -> None:
 def test_a_log_of_another_format_than_format_in_says_so(tmp_path: Path) -> None:
     cc = write(tmp_path / "s.jsonl", cc_session())
     murmur = write(tmp_path / "m.jsonl", [{"event_type": "session_start"}])
-    for path, forced, found in ((murmur, "codex", "murmur"), (cc, "murmur", "claude-code"),
-                                (cc, "openhands", "claude-code")):  # fmt: skip
-        message = f"{path}: a {found} log, not {forced} (--format-in {forced})"
+    hands = write(tmp_path / "output.jsonl", [{"instance_id": "i", "history": []}])
+    for path, forced, found in ((murmur, "codex", "a murmur"), (cc, "murmur", "a claude-code"),
+                                (cc, "openhands", "a claude-code"), (hands, "codex", "an openhands")):  # fmt: skip
+        message = f"{path}: {found} log, not {forced} (--format-in {forced})"
         # (`report` says what `mur trace report` says when no session is left: its own line)
         for command in (["redundant"], ["loops"], ["show"], ["check", "--max-redundant", "0"]):
             result = runner.invoke(app, [*command, str(path), "--format-in", forced])
@@ -256,6 +257,28 @@ def test_inline_subagent_lines_are_another_context(tmp_path: Path) -> None:
         "SELECT line FROM events WHERE event_type = 'context_switch' ORDER BY line"
     ).fetchall() == [(3,), (5,)]
     assert trace.redundant_calls().count("*").fetchall() == [(0,)]
+
+
+def test_a_result_stamped_before_its_call_has_no_duration(tmp_path: Path) -> None:
+    """Line 3's call at second 5, its result at second 2 (another clock): no duration, not
+    -3000 ms; line 4's result comes 2 s after it."""
+    lines = [
+        {"type": "user", "sessionId": "s1", "cwd": "/repo", "timestamp": TS.format(9),
+         "message": {"role": "user", "content": "go"}},
+        cc_use(5, "m1", "t1", "Read", file_path="/repo/a.py"),
+        cc_result(2, "t1", "a"),
+        cc_use(6, "m2", "t2", "Read", file_path="/repo/b.py"),
+        cc_result(8, "t2", "b"),
+    ]  # fmt: skip
+    trace = mur_trace.load([write(tmp_path / "s.jsonl", lines)])
+    assert trace.sql("SELECT line, duration_ms FROM tool_calls ORDER BY line").fetchall() == [
+        (2, None),
+        (4, 2000),
+    ]
+    # the session: from its earliest stamp (second 2) to its latest (second 9)
+    assert trace.sql("SELECT duration_ms FROM sessions").fetchall() == [(7000,)]
+    shown = runner.invoke(app, ["show", str(tmp_path / "s.jsonl")])
+    assert "latency:    avg 2.0s\n" in shown.stdout  # the mean of the one duration known
 
 
 def test_a_torn_last_line_is_left_out_with_a_warning(tmp_path: Path) -> None:

@@ -231,7 +231,7 @@ events AS (
         input,
         strlen(input::VARCHAR) AS input_bytes,
         CASE WHEN answered THEN output_bytes END AS output_bytes,
-        result_ts - ts AS duration_ms,
+        elapsed(ts, result_ts) AS duration_ms,
         CASE WHEN is_error THEN 'error' WHEN answered THEN 'ok' END AS status,
         -- declared only when the call succeeded, as Murmur's editor does: an Edit whose
         -- text was not found wrote nothing
@@ -270,7 +270,7 @@ events AS (
         END AS exit_code,
         tool_use_result.stdout_bytes,
         tool_use_result.stderr_bytes,
-        result_ts - ts AS duration_ms,
+        elapsed(ts, result_ts) AS duration_ms,
         cwd
     FROM calls
     WHERE tool_name = 'Bash'
@@ -299,7 +299,7 @@ events AS (
         (SELECT count(*) FROM uses AS u WHERE u.trace_path = b.trace_path) AS total_tool_calls,
         (SELECT count(*) FROM uses AS u WHERE u.trace_path = b.trace_path AND u.tool_name = 'Bash')
             AS total_shell_calls,
-        b.last_ts - b.first_ts AS duration_ms
+        elapsed(b.first_ts, b.last_ts) AS duration_ms
     FROM bounds AS b
 )
 SELECT

@@ -190,7 +190,7 @@ detailed AS (
         ) AS exit_code,
         coalesce(strlen(d.aggregated_output), strlen(o.text) + coalesce(q.bytes, 0))
             AS output_bytes,
-        greatest(d.ts, o.ts, q.ts) - c.ts AS duration_ms,
+        elapsed(c.ts, greatest(d.ts, o.ts, q.ts)) AS duration_ms,
         coalesce(c.input ->> '$.workdir', x.cwd) AS cwd
     FROM calls AS c
     LEFT JOIN outputs AS o USING (trace_path, call_id)
@@ -293,7 +293,7 @@ events AS (
         r.output_tokens AS total_output_tokens,
         c.calls AS total_tool_calls,
         c.shells AS total_shell_calls,
-        x.last_ts - x.first_ts AS duration_ms
+        elapsed(x.first_ts, x.last_ts) AS duration_ms
     FROM context AS x
     LEFT JOIN (
         SELECT

@@ -203,7 +203,7 @@ events AS (
         c.input,
         strlen(c.input::VARCHAR) AS input_bytes,
         strlen(c.content) AS output_bytes,
-        c.result_ts - c.ts AS duration_ms,
+        elapsed(c.ts, c.result_ts) AS duration_ms,
         CASE WHEN NOT c.answered THEN NULL WHEN c.failed THEN 'error' ELSE 'ok' END AS status,
         -- declared only when the call succeeded, as Murmur's editor does: a failed edit
         -- (`ERROR: ...`) wrote nothing
@@ -232,7 +232,7 @@ events AS (
         coalesce(turn, 0) AS turn, 'bash' AS "binary", args ->> '$.command' AS command,
         CASE WHEN answered THEN coalesce(exit_code, CASE WHEN failed THEN 1 ELSE 0 END) END
             AS exit_code,
-        strlen(content) AS stdout_bytes, result_ts - ts AS duration_ms, cwd
+        strlen(content) AS stdout_bytes, elapsed(ts, result_ts) AS duration_ms, cwd
     FROM calls
     WHERE action = 'run'
     UNION ALL BY NAME

@@ -349,7 +349,7 @@ events AS (
         c.input,
         strlen(c.input::VARCHAR) AS input_bytes,
         strlen(c.result) AS output_bytes,
-        round((c.end_ns - c.start_ns) / 1000000)::BIGINT AS duration_ms,
+        round(elapsed(c.start_ns, c.end_ns) / 1000000)::BIGINT AS duration_ms,
         CASE WHEN c.failed THEN 'error' ELSE 'ok' END AS status,
         -- declared only when the call succeeded, as Murmur's editor does
         CASE WHEN NOT c.failed THEN t.effect END AS state_effect,
@@ -389,7 +389,7 @@ events AS (
         try_cast(regexp_extract(result, 'completed with exit code (-?[0-9]+)>', 1) AS BIGINT)
             AS exit_code,
         strlen(result) AS stdout_bytes,
-        round((end_ns - start_ns) / 1000000)::BIGINT AS duration_ms
+        round(elapsed(start_ns, end_ns) / 1000000)::BIGINT AS duration_ms
     FROM calls
     WHERE tool_name = 'bash' AND json_type(input, '$.command') = 'VARCHAR'
     UNION ALL BY NAME
@@ -412,7 +412,7 @@ events AS (
         (SELECT count(*) FROM calls AS c
             WHERE c.trace_path = b.trace_path AND c.session_id = b.session_id
                 AND c.tool_name = 'bash') AS total_shell_calls,
-        round((b.last_ns - b.first_ns) / 1000000)::BIGINT AS duration_ms
+        round(elapsed(b.first_ns, b.last_ns) / 1000000)::BIGINT AS duration_ms
     FROM blocks AS b
 )
 SELECT *, NULL::VARCHAR AS problem, false AS torn
