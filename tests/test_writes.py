@@ -63,7 +63,11 @@ def test_export_into_a_directory_holding_the_traces_is_refused(
     before = checksums(project)
     monkeypatch.chdir(project)
     result = runner.invoke(app, ["export", "--parquet", target, "--workdir", "events"])
-    refused(result, "it contains the input events")
+    if target:
+        refused(result, "it contains the input events")
+    else:  # the empty name is no directory (to pathlib it is `.`)
+        assert result.exit_code == 2
+        assert result.stderr.startswith("error[E-CLI-001]: ") and "the empty name" in result.stderr
     assert checksums(project) == before
     assert len(list(events.glob("ses_*/trace.jsonl"))) == 7
 
