@@ -137,7 +137,8 @@ def _named(value: str | Path) -> Path:
 PathsArg = Annotated[
     list[Path] | None,
     typer.Argument(
-        parser=_named,  # what cannot be read is skipped by the loader, with its reason
+        parser=_named,
+        # what cannot be read is skipped by the loader, with its reason
         help="Trace files, session directories or workdirs, in any mix. "
         "None: every session of --workdir.",
         show_default=False,
@@ -225,6 +226,10 @@ def _file_to_write(value: str | Path) -> Path:
 def _output_file(value: str | Path) -> Path | None:
     """`-o`: a file to write, or `-` for standard output (as with no `-o`)."""
     return None if os.fspath(value) == "-" else _file_to_write(value)
+
+
+# what --help shows as these values' type (a parser's name), as it shows a `Path`'s
+_named.__name__ = _file_to_write.__name__ = _output_file.__name__ = "path"
 
 
 OutputOpt = Annotated[
@@ -845,7 +850,8 @@ class PartitionBy(StrEnum):
 @app.command()
 def export(
     parquet: Annotated[
-        Path, typer.Option("--parquet", parser=_named, help="Directory of the dataset.")
+        Path,
+        typer.Option("--parquet", parser=_named, help="Directory of the dataset."),
     ],
     paths: PathsArg = None,
     workdir: WorkdirOpt = DEFAULT_WORKDIR,
@@ -972,7 +978,10 @@ def plot(
     output: Annotated[
         Path,
         typer.Option(
-            "--output", "-o", parser=_file_to_write, help="Image to write: .png, .svg or .pdf."
+            "--output",
+            "-o",
+            parser=_file_to_write,
+            help="Image to write: .png, .svg or .pdf.",
         ),
     ] = Path("mur-trace.png"),
     session: Annotated[
@@ -1014,7 +1023,8 @@ def synth(
     out: Annotated[
         Path,
         typer.Argument(
-            parser=_named, help="Directory to write workdir/, truth.jsonl, effects.toml."
+            parser=_named,
+            help="Directory to write workdir/, truth.jsonl, effects.toml.",
         ),
     ],
     sessions: Annotated[

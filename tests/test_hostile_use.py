@@ -1219,3 +1219,12 @@ def test_the_api_takes_the_values_the_command_line_takes(workdir: Path, call) ->
     with pytest.raises(MurTraceError) as raised:
         call(workdir)
     assert raised.value.code == "E-CLI-001"
+
+
+@pytest.mark.parametrize("command", ["redundant", "plot", "export", "ingest", "synth", "report"])
+def test_the_help_names_paths_as_paths(command: str) -> None:
+    """The options checked by a parser (`-o`, `--workdir`, the paths) showed its name,
+    `<_named>`, `<_output_file>`, where a path's type was shown."""
+    result = runner.invoke(app, [command, "--help"], terminal_width=100)
+    assert result.exit_code == 0
+    assert "<_" not in result.stdout and "<path>" in result.stdout
