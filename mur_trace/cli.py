@@ -62,11 +62,9 @@ from .sessions import (
     DEFAULT_WORKDIR,
     TRACE_FILE,
     discover,
-    is_literal,
     real_paths,
     resolve_session,
     select_sessions,
-    trace_of,
 )
 from .trace import BIGINT_MAX, Trace
 from .writes import check_target, owned_directory, replaced_file
@@ -353,14 +351,6 @@ class _Source:
     known: dict[str, str] | None = None
     where: str | None = None
 
-    def trace(self, resolved: Path) -> Path:
-        """The catalog's trace for a path that session addressing gave for one of its
-        names (`<workdir>/<name>/trace.jsonl`); any other path as it is."""
-        if self.known is None:
-            return resolved
-        by_place = {trace_of(self.workdir, name): path for name, path in self.known.items()}
-        return Path(by_place.get(resolved, resolved))
-
 
 def _source(workdir: Path, db: Path | None) -> _Source:
     if db is None:
@@ -372,11 +362,7 @@ def _source(workdir: Path, db: Path | None) -> _Source:
 
 def _resolve(arg: str | None, source: _Source, label: str | None = None) -> Path:
     """A session argument as a trace path: a workdir's, or, with --db, the catalog's."""
-    names = list(source.known) if source.known is not None else None
-    path = resolve_session(arg, source.workdir, label, names, source.where)
-    if arg is not None and is_literal(arg):
-        return path
-    return source.trace(path)
+    return resolve_session(arg, source.workdir, label, source.known, source.where)
 
 
 def _rules(rule: list[str] | None, no_rule: list[str] | None) -> dict[str, bool]:
@@ -753,15 +739,12 @@ def report(
     rules = _rules(rule, no_rule)
     with _errors():
         source = _source(workdir, db)
-        known = source.known
-        names = list(known) if known is not None else None
         paths = select_sessions(
-            sessions or [], workdir, last=last, since=since, known=names, where=source.where
-        )
-        if known is not None:
-            whole = not sessions and last is None and since is None
-            # the whole catalog is every trace it holds, named or not
-            paths = None if whole else [source.trace(p) for p in paths]
+            sessions or [], workdir, last=last, since=since, known=source.known,
+            where=source.where,
+        )  # fmt: skip
+        if db is not None and not sessions and last is None and since is None:
+            paths = None  # the whole catalog is every trace it holds, named or not
         trace = summarise(
             paths,
             workdir=workdir,

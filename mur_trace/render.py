@@ -217,7 +217,7 @@ def write_findings_text(
     if has_waste and total:
         out.write(
             f"waste:      {thousands(waste['output_bytes'])} bytes, "
-            f"{duration(waste['duration_ms'])}, {thousands(waste['est_tokens'])} tokens "
+            f"{_opt_duration(waste['duration_ms'])}, {thousands(waste['est_tokens'])} tokens "
             f"re-read, {thousands(waste['context_tokens'])} tokens re-sent\n"
         )
 
@@ -399,7 +399,7 @@ def show_text(data: dict[str, Any]) -> str:
         for turn in data["tool_turns"]:
             if turn["calls"]:
                 parts = [
-                    f"{shown(c['name'])} {duration(c['duration_ms'])} {_icon(c['status'])}"
+                    f"{shown(c['name'])} {_opt_duration(c['duration_ms'])} {_icon(c['status'])}"
                     + input_inline(c["input"])
                     for c in turn["calls"]
                 ]
@@ -418,7 +418,7 @@ def show_text(data: dict[str, Any]) -> str:
         out += _calls_summary(m, "skill_calls", "skill")
         for turn in data["skill_turns"]:
             parts = [
-                f"{shown(c['name'])} {duration(c['duration_ms'])} {_icon(c['status'])}"
+                f"{shown(c['name'])} {_opt_duration(c['duration_ms'])} {_icon(c['status'])}"
                 for c in turn["calls"]
             ]
             out.append(f"  turn {turn['turn']}  " + "  ".join(parts))

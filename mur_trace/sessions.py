@@ -6,7 +6,7 @@ import os
 import re
 import stat
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from . import formats
@@ -211,7 +211,7 @@ def _where(workdir: Path, where: str | None) -> str:
 def _newest(
     workdir: Path,
     label: str | None = None,
-    names: list[str] | None = None,
+    names: Iterable[str] | None = None,
     where: str | None = None,
 ) -> list[str]:
     names = sorted(names) if names is not None else session_dirs(workdir)
@@ -225,8 +225,17 @@ def _label(label: str | None, message: str) -> str:
     return f"{label}: {message}" if label else message
 
 
+def _place(workdir: Path, name: str, known: Mapping[str, str] | None) -> Path:
+    """The trace of session `name`: a catalog's (`known`), else the workdir's."""
+    return Path(known[name]) if known is not None else trace_of(workdir, name)
+
+
 def _ordinal(
-    arg: str, workdir: Path, label: str | None, known: list[str] | None, where: str | None
+    arg: str,
+    workdir: Path,
+    label: str | None,
+    known: Mapping[str, str] | None,
+    where: str | None,
 ) -> Path:
     # ASCII digits only, as `mur trace` reads them (Python's int() takes `1_0`, `١`, ` 1`)
     if not re.fullmatch("[+-]?[0-9]+", arg[1:]):
@@ -243,7 +252,7 @@ def _ordinal(
         raise MurTraceError(
             E_TRC_002, _label(label, f"@{n} is out of range — {holder} has {count}")
         )
-    return trace_of(workdir, names[-n])
+    return _place(workdir, names[-n], known)
 
 
 def is_session_id(arg: str) -> bool:
@@ -260,7 +269,7 @@ def resolve_session(
     arg: str | None,
     workdir: Path,
     label: str | None = None,
-    known: list[str] | None = None,
+    known: Mapping[str, str] | None = None,
     where: str | None = None,
 ) -> Path:
     """The trace a session argument names (SPEC section 4).
@@ -270,12 +279,17 @@ def resolve_session(
     `@N`: the N-th newest session. `ses_` + 32 hex: that session. Anything else: the one
     session whose directory name ends with it, ignoring case. `label` prefixes errors
     (`before: ...`) where two arguments are resolved. `known` replaces the workdir's session
-    directories (a catalog's sessions), and `where` names it in messages.
+    directories (a catalog's sessions: name -> trace path), and `where` names it in
+    messages; a session id with a `/` (`<session>/agent-<id>`), as `show` prints it, names
+    the catalog's `<session>:agent-<id>` when no such path exists.
     """
     if arg is None:
-        return trace_of(workdir, _newest(workdir, label, known, where)[-1])
+        return _place(workdir, _newest(workdir, label, known, where)[-1], known)
     if not arg:  # as a suffix, it would match every session
         raise MurTraceError(E_TRC_002, _label(label, "the empty name names no session"))
+    named = arg.replace("/", ":")
+    if known is not None and named in known and not os.path.lexists(arg):
+        return Path(known[named])
     if is_literal(arg):
         path = Path(arg)
         kind = kind_of(path)
@@ -290,11 +304,10 @@ def resolve_session(
     if arg.startswith("@"):
         return _ordinal(arg, workdir, label, known, where)
     if is_session_id(arg):
-        trace = trace_of(workdir, arg)
         if (arg not in known) if known is not None else arg not in session_dirs(workdir):
             message = f"session {arg} not found in {where or workdir}"
             raise MurTraceError(E_TRC_002, _label(label, message))
-        return trace
+        return _place(workdir, arg, known)
     suffix = arg.lower()
     candidates = known if known is not None else session_dirs(workdir)
     matches = [name for name in candidates if name.lower().endswith(suffix)]
@@ -313,7 +326,7 @@ def resolve_session(
                 f"characters{candidates}",
             ),
         )
-    return trace_of(workdir, matches[0])
+    return _place(workdir, matches[0], known)
 
 
 def _not_one_session(arg: str, directory: Path) -> str:
@@ -357,7 +370,7 @@ def select_sessions(
     last: int | None = None,
     since: str | None = None,
     now_ms: int | None = None,
-    known: list[str] | None = None,
+    known: Mapping[str, str] | None = None,
     where: str | None = None,
 ) -> list[Path]:
     """The traces `report` covers: the named sessions (a directory of sessions names all
@@ -392,4 +405,4 @@ def select_sessions(
             )
     if last is not None:
         names = names[-last:]
-    return [trace_of(workdir, n) for n in names]
+    return [_place(workdir, n, known) for n in names]

@@ -359,6 +359,31 @@ def test_every_trace_of_a_catalog_is_a_session_arguments_can_name(
     assert "session:    4d5611e5-241a-462a-8d15-5122611a9569/agent-a2898e3\n" in shown.stdout
 
 
+def test_a_path_given_with_db_is_that_trace_not_a_copy_of_its_name(
+    workdir: Path, tmp_path: Path
+) -> None:
+    """Two copies of the samples, one session's capsule renamed in the second: `report`
+    with a path under `copy/` took the first copy's trace (`aaa/` sorts first), as it
+    took every name's first trace."""
+    shutil.copytree(workdir, tmp_path / "aaa")
+    copy = shutil.copytree(workdir, tmp_path / "copy")
+    trace = copy / "ses_01a21715468070018000000000001eef" / "trace.jsonl"
+    trace.write_text(trace.read_text().replace('"refactor-bot"', '"renamed"'))
+    db = tmp_path / "c.duckdb"
+    assert ingest(db, [tmp_path / "aaa", copy])
+    for args in ([str(trace)], [str(trace.parent)], [f"{copy}/"]):
+        result = runner.invoke(app, ["report", *args, "--db", str(db), "-f", "json"])
+        assert result.exit_code == 0, result.output
+        assert '"capsule_name": "renamed"' in result.stdout and "/aaa/" not in result.stdout
+    # the id `show` prints for a Claude Code subagent names it, though it holds a `/`
+    claude = Path(__file__).parent / "fixtures" / "real" / "claude-code"
+    db = tmp_path / "cc.duckdb"
+    assert ingest(db, [claude])
+    subagent = "4d5611e5-241a-462a-8d15-5122611a9569/agent-a2898e3"
+    shown = runner.invoke(app, ["show", subagent, "--db", str(db)])
+    assert f"session:    {subagent}\n" in shown.stdout, shown.output
+
+
 def test_export_round_trip(workdir: Path, tmp_path: Path) -> None:
     out = tmp_path / "dataset"
     result = runner.invoke(

@@ -279,6 +279,7 @@ def test_a_result_stamped_before_its_call_has_no_duration(tmp_path: Path) -> Non
     assert trace.sql("SELECT duration_ms FROM sessions").fetchall() == [(7000,)]
     shown = runner.invoke(app, ["show", str(tmp_path / "s.jsonl")])
     assert "latency:    avg 2.0s\n" in shown.stdout  # the mean of the one duration known
+    assert "  turn 0  Read — ✓" in shown.stdout  # not 0ms
 
 
 def test_a_torn_last_line_is_left_out_with_a_warning(tmp_path: Path) -> None:
