@@ -13,6 +13,7 @@ import contextlib
 import copy
 import math
 import os
+import re
 import signal
 import sys
 from collections.abc import Iterator
@@ -67,7 +68,7 @@ from .sessions import (
     select_sessions,
 )
 from .trace import BIGINT_MAX, Trace
-from .writes import check_target, owned_directory, replaced_file
+from .writes import cannot_write, check_target, owned_directory, replaced_file
 
 EXIT_ERROR = 2
 EXIT_CHECK_FAILED = 1
@@ -422,9 +423,13 @@ def _guard(
     inputs: list[Path | None] = [*(paths or ([] if db else [workdir])), db, effects]
     if output is not None:
         known = list((_source(workdir, db).known or {}).values())
-        # an existing output is compared, as a file, with every trace the inputs hold
-        files = known if db is not None or not output.exists() else discover(paths, workdir)
-        check_target(output, [*inputs, *known], files=files)
+        try:
+            # an existing output is compared, as a file, with every trace the inputs hold
+            exists = output.exists()
+            files = known if db is not None or not exists else discover(paths, workdir)
+            check_target(output, [*inputs, *known], files=files)
+        except OSError as exc:  # a name too long, a directory we may not look in
+            raise cannot_write(output, exc) from None
     return inputs
 
 
@@ -455,7 +460,12 @@ def _output(output: Path | None, binary: bool = False) -> Iterator[Any]:
     except OSError as exc:  # the file named, not the system's `[Errno 21] ... 'x'`
         if _reader_gone(exc):
             raise
-        reason = exc.strerror or str(exc)
+        raise cannot_write(output, exc) from None
+    except duckdb.IOException as exc:  # DuckDB writing the CSV or JSON into the file itself
+        if _reader_gone(exc):
+            raise
+        found = re.search(r"Could not write file [^:]*: ([^\"]+)", str(exc))
+        reason = found.group(1) if found else str(exc).splitlines()[0]
         raise MurTraceError(E_IO_003, f"cannot write {output}: {reason}") from None
 
 

@@ -215,15 +215,26 @@ def _staging_for(
             f"refusing to write into {target}: it holds files this command did not write "
             "(give a new or empty directory)",
         )
-    parent = Path(_real(target)).parent
     try:
+        parent = Path(_real(target)).parent
         parent.mkdir(parents=True, exist_ok=True)
         return Path(tempfile.mkdtemp(prefix=f".{Path(_real(target)).name}.", dir=parent))
-    except OSError as exc:  # `out.csv/x`: a file where a directory must be, no permission
-        reason = exc.strerror or str(exc)
-        if isinstance(exc, FileExistsError | NotADirectoryError):
-            reason = "a file is where a directory must be"
-        raise MurTraceError(E_IO_003, f"cannot write {target}: {reason}") from None
+    except OSError as exc:  # `out.csv/x`, no permission, a name too long
+        raise cannot_write(target, exc) from None
+
+
+def cannot_write(target: PathLike, exc: OSError) -> MurTraceError:
+    """E-IO-003 naming the output `target` and why it cannot be written, in place of the
+    system's `[Errno 20] Not a directory: '…'` (which names a part of it, or nothing).
+    Where a directory must be made, the part of the path that is no directory is named."""
+    reason = exc.strerror or str(exc)
+    if isinstance(exc, FileExistsError | NotADirectoryError):
+        for above in Path(target).parents:
+            if os.path.lexists(above) and not os.path.isdir(above):
+                what = "a symbolic link to no directory" if os.path.islink(above) else "a file"
+                reason = f"{above} is {what}, where a directory must be"
+                break
+    return MurTraceError(E_IO_003, f"cannot write {target}: {reason}")
 
 
 @contextlib.contextmanager

@@ -1142,24 +1142,35 @@ def test_a_count_past_what_duckdb_holds_is_a_usage_error(workdir: Path, args: li
 
 
 def test_an_output_that_cannot_be_written_is_named(tmp_path: Path, workdir: Path) -> None:
-    """The system's `[Errno 21] Is a directory: 'x'`, or no path at all (a full device),
-    was the whole message; the output is named, with the reason."""
+    """The system's `[Errno 21] Is a directory: 'x'`, DuckDB's `Could not write file
+    "/dev/fd/3"`, or no path at all (a full device), was the whole message; the output is
+    named, with the reason (and the part of its path that is no directory)."""
     a_file = tmp_path / "a.txt"
     a_file.write_text("x\n")
     (tmp_path / "out").mkdir()
+    (tmp_path / "loop").symlink_to("loop")
+    long = tmp_path / ("a" * 300)
+    in_a_file = f"{a_file} is a file, where a directory must be"
     cases = [
         (
             ["redundant", "-o", str(tmp_path / "out")],
             f"cannot write {tmp_path / 'out'}: Is a directory",
         ),
-        (["redundant", "-o", f"{a_file}/x"], f"cannot write {a_file}/x: Not a directory"),
+        (["redundant", "-o", f"{a_file}/x"], f"cannot write {a_file}/x: {in_a_file}"),
+        (["export", "--parquet", f"{a_file}/x"], f"cannot write {a_file}/x: {in_a_file}"),
         (
-            ["export", "--parquet", f"{a_file}/x"],
-            f"cannot write {a_file}/x: a file is where a directory must be",
+            ["export", "--parquet", f"{tmp_path}/loop/x"],
+            f"{tmp_path}/loop is a symbolic link to no directory, where a directory must be",
         ),
+        (["redundant", "-o", f"{long}.csv"], f"cannot write {long}.csv: File name too long"),
+        (["export", "--parquet", str(long)], f"cannot write {long}: File name too long"),
+        (["plot", "waste", "-o", f"{long}.png"], f"cannot write {long}.png: File name too long"),
     ]
     if Path("/dev/full").exists():
-        cases.append((["loops", "-o", "/dev/full"], "cannot write /dev/full: No space left"))
+        for fmt in ("text", "csv", "jsonl", "parquet"):
+            cases.append(
+                (["loops", "-f", fmt, "-o", "/dev/full"], "cannot write /dev/full: No space left")
+            )
     for args, message in cases:
         one_line(runner.invoke(app, [*args, "--workdir", str(workdir)]), "E-IO-003", 2, message)
     assert a_file.read_text() == "x\n"
