@@ -133,6 +133,18 @@ def _named(value: str | Path) -> Path:
     return Path(value)
 
 
+def _file_name(value: str | Path) -> Path:
+    """A file's name as given: one that ends in `/`, `/.` or `/..` names a directory (a
+    `Path` would drop the slash, and `-o x.csv/` wrote a file `x.csv`), and the empty name
+    none. (A default comes as a `Path`.)"""
+    text = os.fspath(value)
+    if not text:
+        raise typer.BadParameter("the empty name is no file")
+    if os.path.basename(text) in ("", ".", ".."):
+        raise typer.BadParameter(f"{text} names a directory, not a file")
+    return Path(text)
+
+
 PathsArg = Annotated[
     list[Path] | None,
     typer.Argument(
@@ -166,7 +178,7 @@ DbOpt = Annotated[
     Path | None,
     typer.Option(
         "--db",
-        parser=_named,
+        parser=_file_name,
         help="Analyse the sessions of this catalog (see `ingest`) instead of the files.",
     ),
 ]
@@ -174,7 +186,7 @@ EffectsOpt = Annotated[
     Path | None,
     typer.Option(
         "--effects",
-        parser=_named,
+        parser=_file_name,
         help="TOML file declaring read/mutate for tools that declare nothing (context policy).",
     ),
 ]
@@ -210,25 +222,13 @@ FormatInOpt = Annotated[
 ]
 
 
-def _file_to_write(value: str | Path) -> Path:
-    """An `-o` file as given: a name ending in `/` names a directory (a `Path` would drop
-    the slash and write a file of that name), and the empty name none. (A default comes
-    as a `Path`.)"""
-    text = os.fspath(value)
-    if not text:
-        raise typer.BadParameter("the empty name is no file")
-    if text.endswith("/"):
-        raise typer.BadParameter(f"{text} names a directory, not a file")
-    return Path(text)
-
-
 def _output_file(value: str | Path) -> Path | None:
     """`-o`: a file to write, or `-` for standard output (as with no `-o`)."""
-    return None if os.fspath(value) == "-" else _file_to_write(value)
+    return None if os.fspath(value) == "-" else _file_name(value)
 
 
 # what --help shows as these values' type (a parser's name), as it shows a `Path`'s
-_named.__name__ = _file_to_write.__name__ = _output_file.__name__ = "path"
+_named.__name__ = _file_name.__name__ = _output_file.__name__ = "path"
 
 
 OutputOpt = Annotated[
@@ -802,7 +802,7 @@ def ingest(
     paths: PathsArg = None,
     db: Annotated[
         Path,
-        typer.Option("--db", parser=_named, help="The catalog file (created when missing)."),
+        typer.Option("--db", parser=_file_name, help="The catalog file (created when missing)."),
     ] = ...,
     workdir: WorkdirOpt = DEFAULT_WORKDIR,
     rebuild: Annotated[
@@ -973,7 +973,7 @@ def plot(
         typer.Option(
             "--output",
             "-o",
-            parser=_file_to_write,
+            parser=_file_name,
             help="Image to write: .png, .svg or .pdf.",
         ),
     ] = Path("mur-trace.png"),

@@ -1181,7 +1181,15 @@ def test_an_output_named_as_a_directory_or_dash(tmp_path: Path, workdir: Path, m
     slash); `-o -` wrote a file named `-`: it is standard output, as with no `-o`."""
     (tmp_path / "here").mkdir()
     monkeypatch.chdir(tmp_path / "here")
-    for args in (["redundant", "-o", "x.csv/"], ["plot", "waste", "-o", "x.png/"]):
+    for args in (
+        ["redundant", "-o", "x.csv/"],
+        ["redundant", "-f", "csv", "-o", "x.csv/."],
+        ["loops", "-o", "."],
+        ["plot", "waste", "-o", "x.png/"],
+        ["plot", "waste", "-o", "x.png/."],
+        ["ingest", "--db", "x.duckdb/"],
+        ["redundant", "--policy", "context", "--effects", "e.toml/."],
+    ):
         result = runner.invoke(app, [*args, "--workdir", str(workdir)])
         one_line(result, "E-CLI-001", 2, "names a directory, not a file")
     result = runner.invoke(app, ["redundant", "-o", "-", "-f", "csv", "--workdir", str(workdir)])
