@@ -110,7 +110,7 @@ def load(
             effects=declared,
             in_order=ordered,
         )
-    files = discover(as_paths(paths), Path(workdir) if workdir is not None else None)
+    files = discover(as_paths(paths), workdir)
     con = connect()
     if _small(files):
         # planning, not rows, is the cost of a query over a few traces: a second thread
@@ -189,7 +189,7 @@ def run_in_batches(
     """
     whole_bytes = batch_bytes or BATCH_BYTES
     read_bytes = (batch_bytes or QUICK_BATCH_BYTES) if quick is not None else whole_bytes
-    files = discover(as_paths(paths), Path(workdir) if workdir is not None else None)
+    files = discover(as_paths(paths), workdir)
     declared = read_effects(effects) if effects is not None else None
     con = connect()
     skipped, warnings, sessions, events, done = [], [], 0, 0, 0
@@ -347,7 +347,7 @@ def find_loops(
     format_in: str | None = None,
 ) -> Findings:
     """The loops (`Trace.loops`) of every session, read in batches like `find_redundant`."""
-    count_argument("window", window)  # before any session is read
+    window = count_argument("window", window, optional=False)  # before any session is read
     if db is not None:
         return _found(run_over_catalog(paths, db, lambda trace: {"found": trace.loops(window)}))
     done = run_in_batches(

@@ -322,7 +322,7 @@ def ingest(
     roots = [Path(p) for p in paths or []] or [Path(workdir or "workdir")]
     # a trace is stored by its key: a file named twice, once relative and once absolute, or
     # through a link to its workdir, is one trace
-    found = discover(paths, Path(workdir) if workdir else None)
+    found = discover(paths, workdir)
     check_target(db, roots, "write the catalog", files=found)
     files = trace_keys(found)
     report = IngestReport(skipped=check_files(files))

@@ -891,9 +891,21 @@ spark_app = typer.Typer(
 )
 app.add_typer(spark_app, name="spark")
 
+
+def _location(value: str) -> str:
+    """A path or URL given to Spark, as given; the empty name is none (Spark would read
+    and write the directory it runs in)."""
+    if not value:
+        raise typer.BadParameter("the empty name is no path")
+    return value
+
+
+_location.__name__ = "path"  # what --help shows as its type
+
 ExportArg = Annotated[
     str,
     typer.Argument(
+        parser=_location,
         help="A directory written by `mur-trace export --parquet` (its `events` dataset): "
         "a path or any URL Spark reads (hdfs://, s3a://).",
         show_default=False,
@@ -904,6 +916,7 @@ DatasetOpt = Annotated[
     typer.Option(
         "--output",
         "-o",
+        parser=_location,
         help="Directory (or URL) of the findings' Parquet dataset: new, empty, or written by "
         "an earlier `spark` command (replaced).",
     ),

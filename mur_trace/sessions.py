@@ -158,7 +158,7 @@ def trace_key(path: str | os.PathLike[str]) -> str:
 
 def discover(
     paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]] | None,
-    workdir: Path | None = None,
+    workdir: str | os.PathLike[str] | None = None,
 ) -> list[str]:
     """Trace files named by `paths` (files, session directories, workdirs, in any mix;
     other agents' session files and directories: `formats.agent_sessions`).
@@ -168,8 +168,10 @@ def discover(
     a file named twice, however spelled, is read once.
     """
     paths = as_paths(paths)
+    if workdir is not None and not os.fspath(workdir):  # Path("") would be "."
+        raise MurTraceError(E_IO_001, "workdir not found: '' (an empty name)")
     if not paths:
-        return workdir_traces(workdir or DEFAULT_WORKDIR)
+        return workdir_traces(Path(workdir) if workdir is not None else DEFAULT_WORKDIR)
     found: list[str] = []
     for raw in paths:
         if not os.fspath(raw):  # Path("") is ".": the empty name would read the directory

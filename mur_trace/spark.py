@@ -34,7 +34,7 @@ from urllib.parse import unquote, urlparse
 from .effects import Effect, read_effects
 from .errors import E_CFG_003, E_IO_001, E_IO_003, E_IO_004, MurTraceError
 from .load import connect, event_columns, load_events, load_traces
-from .trace import Trace
+from .trace import Trace, count_argument
 from .writes import replaced_directory
 
 if TYPE_CHECKING:
@@ -84,8 +84,8 @@ class Detection:
 
     @classmethod
     def loops(cls, window: int = 5) -> Detection:
-        """Loops, as `Trace.loops(window)`."""
-        return cls(window=window)
+        """Loops, as `Trace.loops(window)` (the window checked here, before Spark starts)."""
+        return cls(window=count_argument("window", window, optional=False))
 
     def trace(self, con: duckdb.DuckDBPyConnection) -> Trace:
         """The events loaded in `con`, as a Trace with these rules and effects."""

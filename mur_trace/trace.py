@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import operator
 import os
 from dataclasses import dataclass
 from typing import Any
@@ -27,13 +28,18 @@ from .load import (
 BIGINT_MAX = 2**63 - 1
 
 
-def count_argument(name: str, value: Any) -> Any:
-    """`value` when it is None or a whole number from 0 to BIGINT_MAX, else E-CLI-001 (the
-    command line checks its options so; the API is held to the same)."""
-    if value is None or (
-        isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= BIGINT_MAX
-    ):
-        return value
+def count_argument(name: str, value: Any, optional: bool = True) -> int | None:
+    """`value` as an `int` when it is a whole number from 0 to BIGINT_MAX (any integer
+    type: numpy's too, not a bool), or None when `optional`, else E-CLI-001 (the command
+    line checks its options so; the API is held to the same)."""
+    if value is None and optional:
+        return None
+    try:
+        number = None if isinstance(value, bool) else operator.index(value)
+    except TypeError:
+        number = None
+    if number is not None and 0 <= number <= BIGINT_MAX:
+        return number
     raise MurTraceError(
         E_USAGE, f"{name} must be a whole number from 0 to {BIGINT_MAX}, not {value!r}"
     )
@@ -269,7 +275,10 @@ class Trace:
     def loops(self, window: int = 5) -> duckdb.DuckDBPyRelation:
         """The same tool with the same input again (consecutively or within `window` turns),
         and retries after failures, with their waste."""
-        return self.sql(queries.get("loops/repeats").sql, window=count_argument("window", window))
+        return self.sql(
+            queries.get("loops/repeats").sql,
+            window=count_argument("window", window, optional=False),
+        )
 
     def check(
         self,

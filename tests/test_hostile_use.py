@@ -1201,8 +1201,14 @@ def test_an_output_named_as_a_directory_or_dash(tmp_path: Path, workdir: Path, m
 def test_the_empty_name_is_no_path(tmp_path: Path, workdir: Path, monkeypatch) -> None:
     """`redundant ''` read the directory it ran in (the empty path is `.` to pathlib)."""
     monkeypatch.chdir(workdir)  # a directory of sessions, which '' was
-    for args in (["redundant", ""], ["loops", ""], ["--workdir", ""], ["export", "--parquet", ""]):
-        command = args if args[0] != "--workdir" else ["report", *args]
+    for command in (
+        ["redundant", ""],
+        ["loops", ""],
+        ["report", "--workdir", ""],
+        ["export", "--parquet", ""],
+        ["spark", "redundant", "", "-o", str(tmp_path / "out")],  # refused before Spark starts
+        ["spark", "loops", str(tmp_path), "-o", ""],
+    ):
         one_line(runner.invoke(app, command), "E-CLI-001", 2, "the empty name is no path")
     for args in (["show", ""], ["diff", "", "@1"]):
         result = runner.invoke(app, [*args, "--workdir", str(workdir)])
@@ -1221,6 +1227,8 @@ def test_the_empty_name_is_no_path(tmp_path: Path, workdir: Path, monkeypatch) -
         lambda wd: mur_trace.summarise(workdir=wd).check(max_rate=2),
         lambda wd: mur_trace.summarise(workdir=wd).check(max_redundant=-1),
         lambda wd: mur_trace.summarise(workdir=wd).check(max_context_tokens=True),
+        lambda wd: mur_trace.find_loops(workdir=wd, window=None),
+        lambda wd: mur_trace.load(workdir=wd).loops(None),
     ],
     ids=[
         "window -1",
@@ -1230,6 +1238,8 @@ def test_the_empty_name_is_no_path(tmp_path: Path, workdir: Path, monkeypatch) -
         "rate 2",
         "redundant -1",
         "tokens True",
+        "window None",
+        "loops(None)",
     ],
 )
 def test_the_api_takes_the_values_the_command_line_takes(workdir: Path, call) -> None:
@@ -1238,6 +1248,17 @@ def test_the_api_takes_the_values_the_command_line_takes(workdir: Path, call) ->
     with pytest.raises(MurTraceError) as raised:
         call(workdir)
     assert raised.value.code == "E-CLI-001"
+
+
+def test_the_api_takes_any_integer_type_and_no_empty_workdir(workdir: Path) -> None:
+    """numpy's integers were refused as "not a whole number"; `load(workdir='')` read the
+    directory it ran in (the empty path is `.`)."""
+    import numpy as np
+
+    by_int = mur_trace.find_loops(workdir=workdir, window=3).relation.fetchall()
+    assert mur_trace.find_loops(workdir=workdir, window=np.int64(3)).relation.fetchall() == by_int
+    with pytest.raises(MurTraceError, match="an empty name"):
+        mur_trace.load(workdir="")
 
 
 @pytest.mark.parametrize("command", ["redundant", "plot", "export", "ingest", "synth", "report"])
