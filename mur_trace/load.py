@@ -201,7 +201,10 @@ def connect(database: str = ":memory:", read_only: bool = False) -> duckdb.DuckD
         con.close()
         con = None
     if con is None:
-        con = duckdb.connect(database, read_only=read_only)
+        # DuckDB takes a leading `~` for the home directory (`~c.duckdb` opened
+        # `/home/userc.duckdb`), where the shell would have expanded one already
+        where = f"./{database}" if database.startswith("~") else database
+        con = duckdb.connect(where, read_only=read_only)
     # Memory a batch frees goes back to the system before the next one is loaded (one
     # database loads batch after batch): without this the peak of `redundant` over 20,000
     # sessions went from 660 MB to 880 MB over nine runs, with it 660 MB to 700 MB over

@@ -1268,3 +1268,27 @@ def test_the_help_names_paths_as_paths(command: str) -> None:
     result = runner.invoke(app, [command, "--help"], terminal_width=100)
     assert result.exit_code == 0
     assert "<_" not in result.stdout and "<path>" in result.stdout
+
+
+def test_a_name_starting_with_a_tilde_is_that_file(
+    tmp_path: Path, sample_workdir: Path, monkeypatch
+) -> None:
+    """DuckDB takes a leading `~` for the home directory: `~x.jsonl` was read as
+    `$HOME` + `x.jsonl` (none: "trace file is empty"), and `ingest --db ~c.duckdb` wrote
+    its catalog there, beside the home directory."""
+    home, here = tmp_path / "home", tmp_path / "here"
+    home.mkdir(), here.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.chdir(here)
+    # 1eef re-reads src/widget.rs at turn 2 and src/lib.rs at turn 7; the context policy
+    # also takes ./src/lib.rs at line 13 for src/lib.rs (the README's `check` example: 3)
+    shutil.copy(sample_workdir / "ses_01a21715468070018000000000001eef" / "trace.jsonl", "~x.jsonl")
+    for policy, found in (("reference", 2), ("context", 3)):
+        result = runner.invoke(app, ["redundant", "--policy", policy, "~x.jsonl", "-f", "csv"])
+        assert result.exit_code == 0, result.output
+        assert len(result.stdout.splitlines()) == 1 + found
+    assert runner.invoke(app, ["ingest", "--db", "~c.duckdb", "~x.jsonl"]).exit_code == 0
+    result = runner.invoke(app, ["redundant", "--db", "~c.duckdb", "-f", "csv"])
+    assert len(result.stdout.splitlines()) == 3, result.output
+    assert sorted(os.listdir(here)) == ["~c.duckdb", "~x.jsonl"]
+    assert os.listdir(home) == [] and not list(tmp_path.glob("homec.duckdb*"))
