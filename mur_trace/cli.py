@@ -62,7 +62,10 @@ from .render import (
 from .sessions import (
     DEFAULT_WORKDIR,
     TRACE_FILE,
+    WORKDIR,
     discover,
+    is_literal,
+    kind_of,
     real_paths,
     resolve_session,
     select_sessions,
@@ -769,15 +772,18 @@ def report(
         if result.incomplete:
             typer.echo(skipped_note(len(result.incomplete)), err=True)
         _notify(result.skipped, trace.warnings, strict)
-        data = report_data(result, _report_source(paths, workdir, db))
+        data = report_data(result, _report_source(paths, workdir, db, sessions or []))
         typer.echo(report_text(data) if fmt is DocFormat.text else json_document(data), nl=False)
 
 
-def _report_source(paths: list[Path], workdir: Path, db: Path | None) -> str:
-    """What `report` names as where its sessions came from: the catalog, the workdir when
-    they all lie in it, else the directory they share (or how many places)."""
+def _report_source(paths: list[Path], workdir: Path, db: Path | None, given: list[str]) -> str:
+    """What `report` names as where its sessions came from: the catalog, the directory
+    given as its one argument, the workdir when they all lie in it, else the directory
+    they share (or how many places)."""
     if db is not None:
         return str(db)
+    if len(given) == 1 and is_literal(given[0]) and kind_of(Path(given[0])) == WORKDIR:
+        return given[0]
     homes = [_home(p) for p in paths]
     if not paths or set(real_paths(homes)) == {os.path.realpath(workdir)}:
         return str(workdir)

@@ -340,6 +340,12 @@ def test_a_directory_of_sessions_is_all_of_them_to_report_and_none_to_show(
     report = runner.invoke(app, ["report", str(project)])
     assert report.exit_code == 0, report.output
     assert f"Sessions: 5  ({project})" in report.stdout
+    # the directory given is named, even when its sessions lie in several below it
+    report = runner.invoke(app, ["report", f"{REAL}/"])
+    assert f"  ({REAL}/)\n" in report.stdout, report.output  # before: (4 directories)
+    subagents = project / "marot_spotter__4d5611e5-241a-462a-8d15-5122611a9569" / "subagents"
+    report = runner.invoke(app, ["report", str(subagents)])
+    assert f"Sessions: 2  ({subagents})" in report.stdout
     one = write(tmp_path / "one" / "s.jsonl", cc_session()).parent
     shown = runner.invoke(app, ["show", str(one)])  # one session: that one
     assert shown.exit_code == 0 and "session:    s1\n" in shown.stdout
