@@ -374,6 +374,11 @@ def show_text(data: dict[str, Any]) -> str:
     out = [
         section("Session"),
         f"session:    {shown(m['session_id'])}",
+        *(  # an OpenHands output holds one session a line: what follows counts them all
+            [f"sessions:   {m['sessions_in_file']} in this file, counted together below"]
+            if (m["sessions_in_file"] or 0) > 1
+            else []
+        ),
         f"capsule:    {shown(m['capsule_name'])}"
         + ("" if m["capsule_version"] is None else f" v{shown(m['capsule_version'])}"),
         f"model:      {shown(m['model'])}",

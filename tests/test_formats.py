@@ -529,6 +529,19 @@ def test_an_openhands_condensation_is_a_compaction_at_the_next_turn(tmp_path: Pa
     assert trace.redundant_calls("reference").select("line").fetchall() == [(5,)]
 
 
+def test_show_says_when_a_file_holds_several_sessions() -> None:
+    """The OpenHands output holds three instances, one a line (ponylang__ponyc-4595,
+    -4593, -4588): `show` counts them together, and now says so."""
+    hands = REAL / "openhands" / "OpenHands_OpenHands__multi_swe_bench_examples_output.jsonl"
+    shown = runner.invoke(app, ["show", str(hands)])
+    assert shown.exit_code == 0, shown.output
+    assert "\nsessions:   3 in this file, counted together below\n" in shown.stdout
+    data = json.loads(runner.invoke(app, ["show", str(hands), "-f", "json"]).stdout)
+    assert data["metrics"]["sessions_in_file"] == 3
+    one = REAL / "claude-code" / "codemie-ai_codemie-code__session-624a4a58.jsonl"
+    assert "sessions:" not in runner.invoke(app, ["show", str(one)]).stdout
+
+
 # ── OpenTelemetry GenAI spans ────────────────────────────────────────────────
 
 COPILOT = REAL / "otel-genai" / "dbroeglin_github-copilot-lab__fix_bug_gpt55__copilot-otel.jsonl"

@@ -5,7 +5,9 @@
 -- `ok` tool calls by session_end's `total_tool_calls`, as `mur trace` does (NULL when that
 -- total is 0). The compaction shown is the last one. `redundant_calls` counts the findings of
 -- the active policy (the view `redundant_calls`).
--- @column session_id            VARCHAR  Session id.
+-- @column session_id            VARCHAR  Session id (the last session_start's).
+-- @column sessions_in_file      BIGINT   Session ids the file's session_starts name: more than one
+--                                        in an OpenHands output, whose counts here are all of theirs.
 -- @column trace_path            VARCHAR  Trace file.
 -- @column created_ms            BIGINT   Creation time from the session id (Unix ms).
 -- @column capsule_name          VARCHAR  From session_start.
@@ -55,9 +57,11 @@ WITH calls AS (
         avg(duration_ms) FILTER (WHERE event_type = 'skill_call') AS avg_skill_ms,
         avg(duration_ms) FILTER (WHERE event_type = 'shell') AS avg_shell_ms,
         count(*) FILTER (WHERE event_type = 'compaction') AS compactions,
-        max(line) FILTER (WHERE event_type = 'compaction') AS compaction_line
+        max(line) FILTER (WHERE event_type = 'compaction') AS compaction_line,
+        count(DISTINCT session_id) FILTER (WHERE event_type = 'session_start')
+            AS sessions_in_file
     FROM events
-    WHERE event_type IN ('tool_call', 'skill_call', 'shell', 'compaction')
+    WHERE event_type IN ('tool_call', 'skill_call', 'shell', 'compaction', 'session_start')
     GROUP BY trace_path
 ),
 redundant AS (
@@ -72,6 +76,7 @@ redundant AS (
 )
 SELECT
     s.session_id,
+    coalesce(c.sessions_in_file, 0) AS sessions_in_file,
     s.trace_path,
     s.created_ms,
     s.capsule_name,
