@@ -6,8 +6,6 @@
 -- total is 0). The compaction shown is the last one. `redundant_calls` counts the findings of
 -- the active policy (the view `redundant_calls`).
 -- @column session_id            VARCHAR  Session id (the last session_start's).
--- @column sessions_in_file      BIGINT   Session ids the file's session_starts name: more than one
---                                        in an OpenHands output, whose counts here are all of theirs.
 -- @column trace_path            VARCHAR  Trace file.
 -- @column created_ms            BIGINT   Creation time from the session id (Unix ms).
 -- @column capsule_name          VARCHAR  From session_start.
@@ -44,6 +42,8 @@
 -- @column redundant_bytes       BIGINT   Output bytes of those calls.
 -- @column redundant_tokens      BIGINT   Tokens of their results (queries/context/waste.sql).
 -- @column redundant_context_tokens BIGINT  Tokens re-sent because of them.
+-- @column sessions_in_file      BIGINT   Session ids the file's session_starts name: more than one
+--                                        in an OpenHands output, whose counts here are all of theirs.
 WITH calls AS (
     SELECT
         trace_path,
@@ -76,7 +76,6 @@ redundant AS (
 )
 SELECT
     s.session_id,
-    coalesce(c.sessions_in_file, 0) AS sessions_in_file,
     s.trace_path,
     s.created_ms,
     s.capsule_name,
@@ -112,7 +111,9 @@ SELECT
     coalesce(r.redundant_calls, 0) AS redundant_calls,
     coalesce(r.redundant_bytes, 0) AS redundant_bytes,
     coalesce(r.redundant_tokens, 0) AS redundant_tokens,
-    coalesce(r.redundant_context_tokens, 0) AS redundant_context_tokens
+    coalesce(r.redundant_context_tokens, 0) AS redundant_context_tokens,
+    -- last, so that the columns before keep their places (notebooks index rows)
+    coalesce(c.sessions_in_file, 0) AS sessions_in_file
 FROM sessions AS s
 LEFT JOIN calls AS c USING (trace_path)
 LEFT JOIN events AS k
