@@ -45,7 +45,7 @@ from .load import (
     plain,
     trace_warnings,
 )
-from .sessions import discover, trace_key, trace_keys
+from .sessions import catalog_name, discover, trace_key, trace_keys
 from .writes import check_target
 
 #: Version of the catalog's tables. A catalog of an older version must be rebuilt.
@@ -615,7 +615,7 @@ def session_paths(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
     ).fetchall()
     found: dict[str, str] = {}
     for path, session_id in rows:
-        name = session_id.replace("/", ":") if session_id else Path(path).parent.name
+        name = catalog_name(session_id) if session_id else Path(path).parent.name
         unique, n = name, 1
         while unique in found:
             n += 1

@@ -128,12 +128,19 @@ app = typer.Typer(
 Policy = Enum("Policy", {name: name for name in POLICIES}, type=str)  # type: ignore[misc]
 
 
-def _named(value: str | Path) -> Path:
-    """A path argument as given: the empty name names nothing (a `Path` would make it `.`,
-    and the command would read the directory it runs in). (A default comes as a `Path`.)"""
-    if not os.fspath(value):
+def _location(value: str | Path) -> str:
+    """A path (or, for Spark, a URL) as given; the empty name is none (a `Path` would make
+    it `.`, and the command would read or write the directory it runs in). (A default
+    comes as a `Path`.)"""
+    text = os.fspath(value)
+    if not text:
         raise typer.BadParameter("the empty name is no path")
-    return Path(value)
+    return text
+
+
+def _named(value: str | Path) -> Path:
+    """A path argument as given (`_location`), as a `Path`."""
+    return Path(_location(value))
 
 
 def _file_name(value: str | Path) -> Path:
@@ -231,7 +238,7 @@ def _output_file(value: str | Path) -> Path | None:
 
 
 # what --help shows as these values' type (a parser's name), as it shows a `Path`'s
-_named.__name__ = _file_name.__name__ = _output_file.__name__ = "path"
+_location.__name__ = _named.__name__ = _file_name.__name__ = _output_file.__name__ = "path"
 
 
 OutputOpt = Annotated[
@@ -897,16 +904,6 @@ spark_app = typer.Typer(
 )
 app.add_typer(spark_app, name="spark")
 
-
-def _location(value: str) -> str:
-    """A path or URL given to Spark, as given; the empty name is none (Spark would read
-    and write the directory it runs in)."""
-    if not value:
-        raise typer.BadParameter("the empty name is no path")
-    return value
-
-
-_location.__name__ = "path"  # what --help shows as its type
 
 ExportArg = Annotated[
     str,

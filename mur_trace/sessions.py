@@ -200,7 +200,7 @@ def discover(
 # ── session addressing, as `mur trace` does it ────────────────────────────────
 
 
-def trace_of(workdir: Path, name: str) -> Path:
+def _trace_of(workdir: Path, name: str) -> Path:
     """Where session `name` of `workdir` keeps its trace."""
     return workdir / name / TRACE_FILE
 
@@ -227,9 +227,15 @@ def _label(label: str | None, message: str) -> str:
     return f"{label}: {message}" if label else message
 
 
+def catalog_name(session_id: str) -> str:
+    """The name a catalog gives a session id (`catalog.session_paths`): a `/` in it (a
+    Claude Code subagent's `<session>/agent-<id>`) written `:`, as a name holds no `/`."""
+    return session_id.replace("/", ":")
+
+
 def _place(workdir: Path, name: str, known: Mapping[str, str] | None) -> Path:
     """The trace of session `name`: a catalog's (`known`), else the workdir's."""
-    return Path(known[name]) if known is not None else trace_of(workdir, name)
+    return Path(known[name]) if known is not None else _trace_of(workdir, name)
 
 
 def _ordinal(
@@ -289,7 +295,7 @@ def resolve_session(
         return _place(workdir, _newest(workdir, label, known, where)[-1], known)
     if not arg:  # as a suffix, it would match every session
         raise MurTraceError(E_TRC_002, _label(label, "the empty name names no session"))
-    named = arg.replace("/", ":")
+    named = catalog_name(arg)
     if known is not None and named in known and not os.path.lexists(arg):
         return Path(known[named])
     if is_literal(arg):

@@ -34,14 +34,14 @@
 -- @column skill_success_pct     DOUBLE   100 * skill_ok / skill_calls; NULL with none.
 -- @column avg_skill_ms          DOUBLE   Mean skill call duration; NULL with none.
 -- @column avg_shell_ms          DOUBLE   Mean shell command duration; NULL with none.
--- @column compactions           BIGINT   Compactions that fired (0: none).
--- @column compaction_turn       BIGINT   Turn of the last one; NULL when none fired or it has none.
+-- @column compaction_turn       BIGINT   Turn of the last compaction; NULL when none fired or it has none.
 -- @column compaction_before     BIGINT   Its tokens_before (NULL when unknown).
 -- @column compaction_after      BIGINT   Its tokens_after (NULL when unknown).
 -- @column redundant_calls       BIGINT   Findings of the active policy.
 -- @column redundant_bytes       BIGINT   Output bytes of those calls.
 -- @column redundant_tokens      BIGINT   Tokens of their results (queries/context/waste.sql).
 -- @column redundant_context_tokens BIGINT  Tokens re-sent because of them.
+-- @column compactions           BIGINT   Compactions that fired (0: none).
 -- @column sessions_in_file      BIGINT   Session ids the file's session_starts name: more than one
 --                                        in an OpenHands output, whose counts here are all of theirs.
 WITH calls AS (
@@ -104,7 +104,6 @@ SELECT
     100.0 * c.skill_ok / nullif(c.skill_ok + c.skill_error, 0) AS skill_success_pct,
     c.avg_skill_ms,
     c.avg_shell_ms,
-    coalesce(c.compactions, 0) AS compactions,
     k.turn AS compaction_turn,
     k.tokens_before AS compaction_before,
     k.tokens_after AS compaction_after,
@@ -112,7 +111,8 @@ SELECT
     coalesce(r.redundant_bytes, 0) AS redundant_bytes,
     coalesce(r.redundant_tokens, 0) AS redundant_tokens,
     coalesce(r.redundant_context_tokens, 0) AS redundant_context_tokens,
-    -- last, so that the columns before keep their places (notebooks index rows)
+    -- the columns added last, so that the others keep their places (notebooks index rows)
+    coalesce(c.compactions, 0) AS compactions,
     coalesce(c.sessions_in_file, 0) AS sessions_in_file
 FROM sessions AS s
 LEFT JOIN calls AS c USING (trace_path)
