@@ -75,6 +75,7 @@ MACROS: dict[str, tuple[str, str]] = {
     "split_shell_words": ("command", "functions/split_shell_words"),
     "visible": ("text", "functions/visible"),
     "elapsed": ("start, finish", "functions/elapsed"),
+    "capped": ("total", "functions/capped"),
 }
 
 #: Table macros: name -> (parameters, query name).

@@ -367,16 +367,29 @@ def _calls_summary(m: dict[str, Any], total: str, kind: str) -> list[str]:
     ]
 
 
+def _session_heads(rows: list[dict[str, Any]], several: bool) -> Iterator[tuple[str | None, dict]]:
+    """The rows of a listing, each with the line that names its session before it when it
+    is the first of that session in a file of several sessions (else None)."""
+    last = object()
+    for row in rows:
+        head = None
+        if several and row["session_id"] != last:
+            head = f"  session {shown(row['session_id'])}"
+        last = row["session_id"]
+        yield head, row
+
+
 def show_text(data: dict[str, Any]) -> str:
     """`mur trace show`'s sections, in its order and line formats."""
     m = data["metrics"]
+    several = (m["sessions_in_file"] or 0) > 1
     tokens = (m["total_input_tokens"] or 0) + (m["total_output_tokens"] or 0)
     out = [
         section("Session"),
         f"session:    {shown(m['session_id'])}",
         *(  # an OpenHands output holds one session a line: what follows counts them all
             [f"sessions:   {m['sessions_in_file']} in this file, counted together below"]
-            if (m["sessions_in_file"] or 0) > 1
+            if several
             else []
         ),
         f"capsule:    {shown(m['capsule_name'])}"
@@ -401,7 +414,8 @@ def show_text(data: dict[str, Any]) -> str:
         out.append("count:      0")
     else:
         out += _calls_summary(m, "total_tool_calls", "tool")
-        for turn in data["tool_turns"]:
+        for head, turn in _session_heads(data["tool_turns"], several):
+            out += [head] if head else []
             if turn["calls"]:
                 parts = [
                     f"{shown(c['name'])} {_opt_duration(c['duration_ms'])} {_icon(c['status'])}"
@@ -412,16 +426,16 @@ def show_text(data: dict[str, Any]) -> str:
             else:
                 out.append(f"  turn {turn['turn']}  {shown(turn['decision'])}")
     out += ["", section("Redundant calls"), f"count:      {len(data['redundant_calls'])}"]
-    out += [
-        redundant_line(f["turn"], f["tool_name"], f["resource"], f["prior_turn"])
-        for f in data["redundant_calls"]
-    ]
+    for head, f in _session_heads(data["redundant_calls"], several):
+        out += [head] if head else []
+        out.append(redundant_line(f["turn"], f["tool_name"], f["resource"], f["prior_turn"]))
     out += ["", section("Skill calls")]
     if not m["skill_calls"]:
         out.append("count:      0")
     else:
         out += _calls_summary(m, "skill_calls", "skill")
-        for turn in data["skill_turns"]:
+        for head, turn in _session_heads(data["skill_turns"], several):
+            out += [head] if head else []
             parts = [
                 f"{shown(c['name'])} {_opt_duration(c['duration_ms'])} {_icon(c['status'])}"
                 for c in turn["calls"]

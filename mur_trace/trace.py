@@ -212,8 +212,8 @@ class Trace:
         findings = findings_view(self.policy)
         return SessionShow(
             metrics=metrics,
-            tool_turns=view("calls_by_turn", {**this, "kind": "tool_call"}, "turn"),
-            skill_turns=view("calls_by_turn", {**this, "kind": "skill_call"}, "turn"),
+            tool_turns=view("calls_by_turn", {**this, "kind": "tool_call"}, "session_line, turn"),
+            skill_turns=view("calls_by_turn", {**this, "kind": "skill_call"}, "session_line, turn"),
             redundant=view(findings, this, None if findings in self._in_order else "line"),
             exit_codes=view("shell_exit_codes", this, "exit_code"),
             reopens=view("reopens", this, "line"),

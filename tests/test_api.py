@@ -324,3 +324,29 @@ def test_a_catalog_closes_the_database_opened_in_the_background(
     with pytest.raises(duckdb.ConnectionException):
         opening.con.execute("SELECT 1")
     assert con.execute("SELECT 1").fetchone() == (1,)
+
+
+def test_sums_of_unknown_sizes_are_unknown_not_the_largest_integer(tmp_path: Path) -> None:
+    """Line 3 reads a.txt again (line 2 read it), and neither declares `output_bytes`:
+    the waste is 0 bytes, 0 tokens. A sum of no sizes was capped with `least`, which
+    passes over the NULL and gave 9,223,372,036,854,775,807 bytes."""
+    ses = "ses_01a21715468070018000000000001eef"
+    lines = [
+        f'{{"event_type":"session_start","session_id":"{ses}","timestamp":1,"model":"m"}}',
+        *(
+            f'{{"event_type":"tool_call","session_id":"{ses}","timestamp":{n},"turn":{n},'
+            '"tool_name":"read","input":{"path":"a.txt"},"status":"ok","state_effect":"read"}'
+            for n in (2, 3)
+        ),
+        f'{{"event_type":"session_end","session_id":"{ses}","timestamp":4,"total_tool_calls":2}}',
+    ]
+    path = tmp_path / "trace.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    trace = mur_trace.load([path])
+    assert trace.redundant_calls().select("line, output_bytes").fetchall() == [(3, None)]
+    metrics = trace.session_metrics().select(
+        "redundant_calls, redundant_bytes, redundant_tokens, redundant_context_tokens"
+    )
+    assert metrics.fetchall() == [(1, 0, 0, 0)]
+    plotted = trace.sql(queries.get("plots/waste").sql).select("output_bytes").fetchall()
+    assert plotted == [(None,), (None,)]  # by tool, by resource: unknown

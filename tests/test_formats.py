@@ -542,6 +542,46 @@ def test_show_says_when_a_file_holds_several_sessions() -> None:
     assert "sessions:" not in runner.invoke(app, ["show", str(one)]).stdout
 
 
+def test_the_sessions_of_one_file_are_counted_together_and_listed_apart(tmp_path: Path) -> None:
+    """Two OpenHands instances in one output: i1 reads /w/a.py twice (responses r1, r2:
+    turns 0 and 1, both ok), i2 reads it once (r3: its turn 0), and that read fails. Their
+    totals add up (3 turns, 3 calls, 2 ok): not the last instance's (1 call, which made
+    `success 200.0%`); the turns are listed under the session they belong to."""
+
+    def read(n: int, response: str) -> dict:
+        return {"id": n, "source": "agent", "action": "read", "args": {"path": "/w/a.py"},
+                "tool_call_metadata": {"model_response": {"id": response}}}  # fmt: skip
+
+    def seen(n: int, cause: int, content: str = "x") -> dict:
+        kind = "error" if content.startswith("ERROR") else "read"
+        return {"id": n, "source": "environment", "observation": kind, "cause": cause,
+                "content": content}  # fmt: skip
+
+    out = write(tmp_path / "output.jsonl", [
+        {"instance_id": "i1", "history": [read(1, "r1"), seen(2, 1), read(3, "r2"), seen(4, 3)]},
+        {"instance_id": "i2", "history": [read(1, "r3"), seen(2, 1, "ERROR: gone")]},
+    ])  # fmt: skip
+    shown = runner.invoke(app, ["show", str(out)])
+    assert shown.exit_code == 0, shown.output
+    text = shown.stdout
+    assert "\nsessions:   2 in this file, counted together below\n" in text
+    assert "\ncount:      3  (max: —)\n" in text  # turns: 2 + 1
+    assert "\ncount:      3  (2 ok, 1 error)  success 66.7%\n" in text
+    listed = [line[:14] for line in text.splitlines() if line.startswith(("  turn", "  session"))]
+    assert listed == [
+        "  session i1", "  turn 0  read", "  turn 1  read", "  session i2", "  turn 0  read",
+        "  session i1", "  turn 1  read",  # the redundant call: i1's second read
+    ]  # fmt: skip
+    (report,) = (
+        mur_trace.summarise([out])
+        .session_metrics()
+        .select("total_turns, total_tool_calls, tool_ok, tool_error, tool_success_pct")
+        .fetchall()
+    )
+    assert report[:4] == (3, 3, 2, 1)
+    assert round(report[4], 1) == 66.7
+
+
 # ── OpenTelemetry GenAI spans ────────────────────────────────────────────────
 
 COPILOT = REAL / "otel-genai" / "dbroeglin_github-copilot-lab__fix_bug_gpt55__copilot-otel.jsonl"

@@ -94,7 +94,7 @@ SELECT
     token_source,
     context_turns,
     -- saturating: counts are below 2^53 (the loader checks), their products need not be
-    least(context_turns::HUGEINT * est_tokens, 9223372036854775807)::BIGINT AS context_tokens
+    capped(context_turns::HUGEINT * est_tokens) AS context_tokens
 FROM (
     SELECT
         *,

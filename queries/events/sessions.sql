@@ -2,7 +2,10 @@
 --
 -- Identity fields come from the last `session_start`, totals from the last `session_end`,
 -- as `mur trace` reads them (an attempt or a task block writes one pair each). A trace cut
--- short has no `session_end`: its totals are NULL and `complete` is false.
+-- short has no `session_end`: its totals are NULL and `complete` is false. A file whose
+-- `session_start`s name several sessions (an OpenHands output, one instance a line) counts
+-- them together: its totals add up the last `session_end` of each session, its exit status
+-- is theirs when they all agree (else NULL), and it is complete when one of them ended.
 -- @column session_id          VARCHAR    Session id of the trace.
 -- @column trace_path          VARCHAR    The trace file.
 -- @column created_ms          BIGINT     Creation time from the UUID v7 session id (Unix ms), NULL if not one.
@@ -31,9 +34,37 @@ WITH per_trace AS (
         arg_max(model, line) FILTER (WHERE event_type = 'session_start') AS model,
         arg_max(max_turns, line) FILTER (WHERE event_type = 'session_start') AS max_turns,
         count(*) FILTER (WHERE event_type = 'session_start') > 0 AS has_start,
+        count(DISTINCT session_id) FILTER (WHERE event_type = 'session_start') AS sessions,
         max(line) FILTER (WHERE event_type = 'session_end') AS end_line
     FROM events
     GROUP BY trace_path
+),
+-- the session_end that gives the totals: the last one, or, in a file of several sessions,
+-- the last one of each session
+last_ends AS (
+    SELECT trace_path, session_id, max(line) AS line
+    FROM events
+    WHERE event_type = 'session_end'
+    GROUP BY ALL
+),
+ends AS (
+    SELECT
+        e.trace_path,
+        max(e.line) AS line,
+        CASE WHEN count(DISTINCT e.exit_status) = 1 AND count(e.exit_status) = count(*)
+            THEN any_value(e.exit_status) END AS exit_status,
+        capped(sum(e.duration_ms)) AS duration_ms,
+        capped(sum(e.total_turns)) AS total_turns,
+        capped(sum(e.total_input_tokens)) AS total_input_tokens,
+        capped(sum(e.total_output_tokens)) AS total_output_tokens,
+        capped(sum(e.total_tool_calls)) AS total_tool_calls,
+        capped(sum(e.total_shell_calls)) AS total_shell_calls
+    FROM last_ends AS l
+    JOIN per_trace AS p USING (trace_path)
+    JOIN events AS e
+        ON e.trace_path = l.trace_path AND e.line = l.line AND e.event_type = 'session_end'
+    WHERE p.sessions > 1 OR l.line = p.end_line
+    GROUP BY e.trace_path
 )
 SELECT
     t.session_id,
@@ -58,7 +89,6 @@ SELECT
     p.has_start AND e.line IS NOT NULL AS complete
 FROM traces AS t
 JOIN per_trace AS p USING (trace_path)
-LEFT JOIN events AS e
-    ON e.trace_path = p.trace_path AND e.line = p.end_line AND e.event_type = 'session_end'
+LEFT JOIN ends AS e ON e.trace_path = p.trace_path
 WHERE t.error_code IS NULL
 ORDER BY t.ordinal

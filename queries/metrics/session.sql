@@ -68,9 +68,9 @@ redundant AS (
     SELECT
         trace_path,
         count(*) AS redundant_calls,
-        least(sum(output_bytes), 9223372036854775807)::BIGINT AS redundant_bytes,
-        least(sum(waste_tokens), 9223372036854775807)::BIGINT AS redundant_tokens,
-        least(sum(waste_context_tokens), 9223372036854775807)::BIGINT AS redundant_context_tokens
+        capped(sum(output_bytes)) AS redundant_bytes,
+        capped(sum(waste_tokens)) AS redundant_tokens,
+        capped(sum(waste_context_tokens)) AS redundant_context_tokens
     FROM redundant_calls
     GROUP BY trace_path
 )

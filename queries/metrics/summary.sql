@@ -7,7 +7,7 @@
 SELECT
     count(*) AS sessions,
     count(*) FILTER (WHERE complete) AS complete,
-    least(coalesce(sum(tool_ok + tool_error), 0), 9223372036854775807)::BIGINT AS tool_calls,
-    least(coalesce(sum(redundant_calls), 0), 9223372036854775807)::BIGINT AS redundant,
-    least(coalesce(sum(redundant_context_tokens), 0), 9223372036854775807)::BIGINT AS resent_tokens
+    capped(coalesce(sum(tool_ok + tool_error), 0)) AS tool_calls,
+    capped(coalesce(sum(redundant_calls), 0)) AS redundant,
+    capped(coalesce(sum(redundant_context_tokens), 0)) AS resent_tokens
 FROM session_metrics

@@ -9,9 +9,9 @@ SELECT
     'tool' AS dimension,
     tool_name AS name,
     count(*) AS calls,
-    least(sum(output_bytes), 9223372036854775807)::BIGINT AS output_bytes,
-    least(sum(waste_tokens), 9223372036854775807)::BIGINT AS tokens,
-    least(sum(waste_context_tokens), 9223372036854775807)::BIGINT AS context_tokens
+    capped(sum(output_bytes)) AS output_bytes,
+    capped(sum(waste_tokens)) AS tokens,
+    capped(sum(waste_context_tokens)) AS context_tokens
 FROM redundant_calls
 GROUP BY tool_name
 UNION ALL
@@ -19,8 +19,8 @@ SELECT
     'resource',
     resource,
     count(*),
-    least(sum(output_bytes), 9223372036854775807)::BIGINT,
-    least(sum(waste_tokens), 9223372036854775807)::BIGINT,
-    least(sum(waste_context_tokens), 9223372036854775807)::BIGINT
+    capped(sum(output_bytes)),
+    capped(sum(waste_tokens)),
+    capped(sum(waste_context_tokens))
 FROM redundant_calls
 GROUP BY resource
