@@ -396,7 +396,7 @@ def show_text(data: dict[str, Any]) -> str:
         + ("" if m["capsule_version"] is None else f" v{shown(m['capsule_version'])}"),
         f"model:      {shown(m['model'])}",
         f"status:     {shown(m['exit_status'] or 'unknown')}",
-        f"duration:   {duration(m['duration_ms'])}",
+        f"duration:   {_opt_duration(m['duration_ms'])}",
         "",
         section("Turns"),
         f"count:      {_opt(m['total_turns'])}  (max: {_opt(m['max_turns'])})",
@@ -629,8 +629,8 @@ def report_text(data: dict[str, Any]) -> str:
     for s in data["sessions"]:
         turns = s["total_turns"]
         out += [
-            f"Session {shown(_short_id(s['session_id'] or ''))}  {duration(s['duration_ms'])}  "
-            f"{turns} turn{'' if turns == 1 else 's'}",
+            f"Session {shown(_short_id(s['session_id'] or ''))}  "
+            f"{_opt_duration(s['duration_ms'])}  {turns} turn{'' if turns == 1 else 's'}",
             "",
         ]
         calls = f"  {'Tool calls:':<14} {s['total_tool_calls']}"

@@ -565,6 +565,7 @@ def test_the_sessions_of_one_file_are_counted_together_and_listed_apart(tmp_path
     assert shown.exit_code == 0, shown.output
     text = shown.stdout
     assert "\nsessions:   2 in this file, counted together below\n" in text
+    assert "\nduration:   —\n" in text  # an output says none (was `0ms`)
     assert "\ncount:      3  (max: —)\n" in text  # turns: 2 + 1
     assert "\ncount:      3  (2 ok, 1 error)  success 66.7%\n" in text
     listed = [line[:14] for line in text.splitlines() if line.startswith(("  turn", "  session"))]
