@@ -45,7 +45,7 @@ from .load import (
     plain,
     trace_warnings,
 )
-from .sessions import catalog_name, discover, trace_key, trace_keys
+from .sessions import catalog_name, created_ms, discover, trace_key, trace_keys
 from .writes import check_target
 
 #: Version of the catalog's tables. A catalog of an older version must be rebuilt.
@@ -602,30 +602,40 @@ def analysed_paths(con: duckdb.DuckDBPyConnection) -> list[tuple[str, int]]:
     ).fetchall()
 
 
-def session_paths(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
-    """The catalog's sessions, by the name session arguments address -> trace path: the
-    session id (a Murmur session's directory name; another agent's id, a `/` in it written
-    `:`, as in a Claude Code subagent's `<session>:agent-<id>`), else the directory name.
-    Traces that could not be read are there too (analysing one says why). Every trace has
-    a name of its own, so that `@N`, `--last` and `--since` count them all: when two share
-    one (a session copied to two places), the first in path order keeps it and the others
-    are `<name>~2`, `<name>~3`, ..."""
+def session_paths(con: duckdb.DuckDBPyConnection) -> tuple[dict[str, str], dict[str, int | None]]:
+    """The catalog's sessions, by the name session arguments address -> trace path, oldest
+    first, and when each was created (Unix ms, None when unknown).
+
+    The name is the session id (a Murmur session's directory name; another agent's id, a
+    `/` in it written `:`, as in a Claude Code subagent's `<session>:agent-<id>`), else the
+    directory name. Traces that could not be read are there too (analysing one says why).
+    Every trace has a name of its own, so that `@N`, `--last` and `--since` count them all:
+    when two share one (a session copied to two places), the first in path order keeps it
+    and the others are `<name>~2`, `<name>~3`, ... A Murmur session was created when its
+    id says (`sessions.created_ms`, as `mur trace` orders sessions); another agent's, whose
+    id says no time, at its first event's timestamp. Sessions of unknown time come first,
+    and by name where times are equal."""
     rows = con.execute(
-        "SELECT trace_path, session_id FROM main.traces ORDER BY trace_path"
+        "SELECT t.trace_path, t.session_id, e.first_ms FROM main.traces AS t "
+        "LEFT JOIN (SELECT trace_path, min(timestamp) AS first_ms FROM main.events GROUP BY ALL) "
+        "AS e ON e.trace_path = t.trace_path ORDER BY t.trace_path"
     ).fetchall()
-    found: dict[str, str] = {}
-    for path, session_id in rows:
+    found: dict[str, tuple[str, int | None]] = {}
+    for path, session_id, first_ms in rows:
         name = catalog_name(session_id) if session_id else Path(path).parent.name
         unique, n = name, 1
         while unique in found:
             n += 1
             unique = f"{name}~{n}"
-        found[unique] = path
-    return found
+        created = created_ms(session_id) if session_id else None
+        found[unique] = (path, created if created is not None else first_ms)
+    order = sorted(found, key=lambda name: (found[name][1] is not None, found[name][1] or 0, name))
+    return {name: found[name][0] for name in order}, {name: found[name][1] for name in order}
 
 
-def catalog_sessions(db: str | os.PathLike[str]) -> dict[str, str]:
-    """A catalog's sessions, name -> trace path (`session_paths`)."""
+def catalog_sessions(db: str | os.PathLike[str]) -> tuple[dict[str, str], dict[str, int | None]]:
+    """A catalog's sessions, name -> trace path, oldest first, and their creation times
+    (`session_paths`)."""
     con = open_catalog(db)
     try:
         return session_paths(con)

@@ -356,11 +356,13 @@ def _discard_stdout() -> None:
 @dataclass(frozen=True)
 class _Source:
     """Where session arguments are looked up: a workdir, or with --db a catalog's sessions
-    (directory name -> trace path), named in messages by `where`."""
+    (name -> trace path, oldest first), named in messages by `where`."""
 
     workdir: Path
     known: dict[str, str] | None = None
     where: str | None = None
+    #: with --db, when each of `known` was created (catalog.session_paths)
+    created: dict[str, int | None] | None = None
 
 
 def _source(workdir: Path, db: Path | None) -> _Source:
@@ -368,7 +370,8 @@ def _source(workdir: Path, db: Path | None) -> _Source:
         return _Source(workdir)
     from .catalog import catalog_sessions
 
-    return _Source(workdir, catalog_sessions(db), f"catalog {db}")
+    known, created = catalog_sessions(db)
+    return _Source(workdir, known, f"catalog {db}", created)
 
 
 def _resolve(arg: str | None, source: _Source, label: str | None = None) -> Path:
@@ -761,7 +764,7 @@ def report(
         source = _source(workdir, db)
         paths = select_sessions(
             sessions or [], workdir, last=last, since=since, known=source.known,
-            where=source.where,
+            where=source.where, created=source.created,
         )  # fmt: skip
         if db is not None and not sessions and last is None and since is None:
             paths = None  # the whole catalog is every trace it holds, named or not

@@ -216,7 +216,9 @@ def _newest(
     names: Iterable[str] | None = None,
     where: str | None = None,
 ) -> list[str]:
-    names = sorted(names) if names is not None else session_dirs(workdir)
+    # a catalog lists its sessions oldest first (catalog.session_paths); a workdir's sort
+    # so by name (UUID v7 ids)
+    names = list(names) if names is not None else session_dirs(workdir)
     if not names:
         message = f"no sessions found in {_where(workdir, where)}"
         raise MurTraceError(E_TRC_002, _label(label, message))
@@ -380,11 +382,12 @@ def select_sessions(
     now_ms: int | None = None,
     known: Mapping[str, str] | None = None,
     where: str | None = None,
+    created: Mapping[str, int | None] | None = None,
 ) -> list[Path]:
     """The traces `report` covers: the named sessions (a directory of sessions names all
     of them: a workdir's, an agent's files), else the workdir's (or the catalog's: `known`,
-    named `where`), narrowed by `--last N` (the N newest) or `--since 2h` (created within
-    that time)."""
+    oldest first, named `where`), narrowed by `--last N` (the N newest) or `--since 2h`
+    (created within that time: when its id says, or as `created` gives it by name)."""
     if sessions and (last is not None or since is not None):
         flag = "--since" if since is not None else "--last"
         raise MurTraceError(E_TRC_002, f"{flag} cannot be combined with explicit session arguments")
@@ -406,7 +409,8 @@ def select_sessions(
     if since is not None:
         window = parse_since(since)
         cutoff = (now_ms if now_ms is not None else int(time.time() * 1000)) - window
-        names = [n for n in names if (created_ms(n) or -1) >= cutoff]
+        when = created.get if created is not None else created_ms
+        names = [n for n in names if (when(n) or -1) >= cutoff]
         if not names:
             raise MurTraceError(
                 E_TRC_002, f"no sessions matched --since {since} in {_where(workdir, where)}"

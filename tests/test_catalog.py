@@ -359,6 +359,36 @@ def test_every_trace_of_a_catalog_is_a_session_arguments_can_name(
     assert "session:    4d5611e5-241a-462a-8d15-5122611a9569/agent-a2898e3\n" in shown.stdout
 
 
+def test_a_catalog_orders_its_sessions_by_when_they_were_created(
+    workdir: Path, tmp_path: Path
+) -> None:
+    """The samples' ids date them 2026-11-26 to -27 (`01a217154680`… ms); the Claude Code
+    fixtures' ids say no time, and their first timestamps are 2025-06-08 (sniffly),
+    2026-01-07 (codemie), 2026-02-12 16:02:23 (spotter), 16:02:48 and 20:24:43 (its two
+    subagents). By name, the UUIDs sorted first whatever their time (`@8` was sniffly's,
+    the oldest), and `--since` left out every Claude Code session."""
+    claude = shutil.copytree(
+        Path(__file__).parent / "fixtures" / "real" / "claude-code", tmp_path / "cc"
+    )
+    db = tmp_path / "mixed.duckdb"
+    assert runner.invoke(app, ["ingest", "--db", str(db), str(workdir), str(claude)]).exit_code == 0
+    spotter = "4d5611e5-241a-462a-8d15-5122611a9569"
+    for at, session in (
+        ("@1", "ses_01a2184366407007800000000000d889"),  # the newest sample
+        ("@7", "ses_01a21715468070018000000000001eef"),  # the oldest
+        ("@8", f"{spotter}/agent-acompact-e1f845"),
+        ("@9", f"{spotter}/agent-a2898e3"),
+        ("@10", spotter),
+        ("@12", "d3ad4cdc-5657-435d-98fa-0035d53e383d"),
+    ):
+        shown = runner.invoke(app, ["show", at, "--db", str(db), "-f", "json"])
+        assert shown.exit_code == 0, shown.output
+        assert json.loads(shown.stdout)["metrics"]["session_id"] == session, at
+    # within ten years of now (until 2035): all twelve
+    since = runner.invoke(app, ["report", "--db", str(db), "--since", "3650d"])
+    assert f"Sessions: 12  ({db})" in since.stdout, since.output
+
+
 def test_a_path_given_with_db_is_that_trace_not_a_copy_of_its_name(
     workdir: Path, tmp_path: Path
 ) -> None:
