@@ -69,6 +69,7 @@ from .sessions import (
     real_paths,
     resolve_session,
     select_sessions,
+    session_at,
 )
 from .trace import BIGINT_MAX, Trace
 from .writes import cannot_write, check_target, owned_directory, replaced_file
@@ -1012,9 +1013,8 @@ def plot(
         if kind is PlotKind.timeline:
             if paths and (len(paths) > 1 or session is not None):
                 raise MurTraceError(E_USAGE, "plot timeline draws one session: name one")
-            if paths:  # a path given as one is a path, even without a `/`
-                session = os.path.join(".", paths[0]) if "/" not in str(paths[0]) else str(paths[0])
-            path = _resolve(session, _source(workdir, db))
+            # a path given as one is a path, even without a `/`
+            path = session_at(str(paths[0])) if paths else _resolve(session, _source(workdir, db))
             _guard(output, [path, workdir], workdir, db)
             plots.check_output(output)
             trace = _load([path], workdir, policy.value, db=db, format_in=format_in)

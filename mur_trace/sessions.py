@@ -301,16 +301,7 @@ def resolve_session(
     if known is not None and named in known and not os.path.lexists(arg):
         return Path(known[named])
     if is_literal(arg):
-        path = Path(arg)
-        kind = kind_of(path)
-        if kind == SESSION:
-            return path / TRACE_FILE
-        if kind == WORKDIR:
-            files = None if session_dirs(path) else formats.agent_sessions(path)
-            if files and len(files) == 1:  # an agent's directory of one session: that one
-                return Path(files[0])
-            raise MurTraceError(E_TRC_002, _label(label, _not_one_session(arg, path)))
-        return path
+        return session_at(arg, label)
     if arg.startswith("@"):
         return _ordinal(arg, workdir, label, known, where)
     if is_session_id(arg):
@@ -337,6 +328,22 @@ def resolve_session(
             ),
         )
     return _place(workdir, matches[0], known)
+
+
+def session_at(arg: str, label: str | None = None) -> Path:
+    """The trace of the session at the path `arg`, with or without a `/` in it: a trace
+    file, or a session directory's trace; a directory of several sessions is an error that
+    says what to give instead, an agent's directory of one session file that file."""
+    path = Path(arg)
+    kind = kind_of(path)
+    if kind == SESSION:
+        return path / TRACE_FILE
+    if kind == WORKDIR:
+        files = None if session_dirs(path) else formats.agent_sessions(path)
+        if files and len(files) == 1:  # an agent's directory of one session: that one
+            return Path(files[0])
+        raise MurTraceError(E_TRC_002, _label(label, _not_one_session(arg, path)))
+    return path
 
 
 def _not_one_session(arg: str, directory: Path) -> str:

@@ -365,6 +365,21 @@ def test_a_directory_of_sessions_is_all_of_them_to_report_and_none_to_show(
     assert f"Sessions: 7  ({sample_workdir})" in report.stdout
 
 
+def test_plot_names_a_directory_as_it_was_given(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`plot timeline DIR` takes DIR as a path without a `/`; its error named it `./DIR`."""
+    shutil.copytree(REAL / "claude-code", tmp_path / "cc")
+    monkeypatch.chdir(tmp_path)
+    drawn = runner.invoke(app, ["plot", "timeline", "cc", "-o", "t.png"])
+    assert drawn.exit_code == 2
+    assert drawn.stderr.startswith("error[E-TRC-002]: cc is a directory of 5 sessions"), (
+        drawn.stderr
+    )
+    one = write(tmp_path / "one" / "s.jsonl", cc_session()).parent.name
+    assert runner.invoke(app, ["plot", "timeline", one, "-o", "t.png"]).exit_code == 0
+
+
 def test_ingest_reads_a_grown_log_again_whole(tmp_path: Path) -> None:
     project = tmp_path / "p"
     lines = cc_session()
