@@ -616,19 +616,28 @@ def session_paths(con: duckdb.DuckDBPyConnection) -> tuple[dict[str, str], dict[
     id says no time, at its first event's timestamp. Sessions of unknown time come first,
     and by name where times are equal."""
     rows = con.execute(
-        "SELECT t.trace_path, t.session_id, e.first_ms FROM main.traces AS t "
-        "LEFT JOIN (SELECT trace_path, min(timestamp) AS first_ms FROM main.events GROUP BY ALL) "
-        "AS e ON e.trace_path = t.trace_path ORDER BY t.trace_path"
+        "SELECT trace_path, session_id FROM main.traces ORDER BY trace_path"
     ).fetchall()
+    created = {path: created_ms(session_id or "") for path, session_id in rows}
+    # the first timestamps of the traces whose ids say no time, only: over 5,000 Murmur
+    # sessions, those of every trace took 20 ms more
+    undated = [path for path, when in created.items() if when is None]
+    if undated:
+        created |= dict(
+            con.execute(
+                "SELECT trace_path, min(timestamp) FROM main.events "
+                "WHERE trace_path IN (SELECT unnest($paths::VARCHAR[])) GROUP BY ALL",
+                {"paths": undated},
+            ).fetchall()
+        )
     found: dict[str, tuple[str, int | None]] = {}
-    for path, session_id, first_ms in rows:
+    for path, session_id in rows:
         name = catalog_name(session_id) if session_id else Path(path).parent.name
         unique, n = name, 1
         while unique in found:
             n += 1
             unique = f"{name}~{n}"
-        created = created_ms(session_id) if session_id else None
-        found[unique] = (path, created if created is not None else first_ms)
+        found[unique] = (path, created[path])
     order = sorted(found, key=lambda name: (found[name][1] is not None, found[name][1] or 0, name))
     return {name: found[name][0] for name in order}, {name: found[name][1] for name in order}
 

@@ -630,7 +630,7 @@ def report_text(data: dict[str, Any]) -> str:
         turns = s["total_turns"]
         out += [
             f"Session {shown(_short_id(s['session_id'] or ''))}  "
-            f"{_opt_duration(s['duration_ms'])}  {turns} turn{'' if turns == 1 else 's'}",
+            f"{_opt_duration(s['duration_ms'])}  {_opt(turns)} turn{'' if turns == 1 else 's'}",
             "",
         ]
         calls = f"  {'Tool calls:':<14} {s['total_tool_calls']}"

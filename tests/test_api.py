@@ -350,3 +350,11 @@ def test_sums_of_unknown_sizes_are_unknown_not_the_largest_integer(tmp_path: Pat
     assert metrics.fetchall() == [(1, 0, 0, 0)]
     plotted = trace.sql(queries.get("plots/waste").sql).select("output_bytes").fetchall()
     assert plotted == [(None,), (None,)]  # by tool, by resource: unknown
+    # its session_end states no duration and no turns: unknown, not `0ms` and `None turns`
+    from typer.testing import CliRunner
+
+    from mur_trace.cli import app
+
+    report = CliRunner().invoke(app, ["report", str(path)])
+    assert report.exit_code == 0, report.output
+    assert "Session ses_01a21715...  —  — turns\n" in report.stdout

@@ -209,10 +209,11 @@ def test_calls_whose_input_the_trace_does_not_hold_are_no_loop(tmp_path: Path) -
 def test_waste_pairs_each_inference_with_the_next_even_on_a_shared_line() -> None:
     """Two inferences on one line (events handed in, not a format's reader): each is paired
     with the next inference one by one, as a lead over them does, whatever their order."""
-    from mur_trace.load import connect
+    from mur_trace.load import connect, create_macros
     from mur_trace.queries import get
 
     con = connect()
+    create_macros(con)  # the functions the queries call (capped)
     con.execute(
         "CREATE TABLE events AS SELECT * FROM (VALUES "
         "('t', 1, 'inference', 100, 10, NULL), ('t', 2, 'tool_call', NULL, NULL, 400), "

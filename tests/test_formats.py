@@ -588,6 +588,15 @@ def test_the_sessions_of_one_file_are_counted_together_and_listed_apart(tmp_path
         "  session i1", "  turn 0  read", "  turn 1  read", "  session i2", "  turn 0  read",
         "  session i1", "  turn 1  read",  # the redundant call: i1's second read
     ]  # fmt: skip
+    # i1 run again in the same output: a session of its own, its action ids apart
+    again = write(tmp_path / "again.jsonl", [
+        {"instance_id": "i1", "history": [read(1, "r1"), seen(2, 1), read(3, "r2"), seen(4, 3)]},
+        {"instance_id": "i1", "history": [read(1, "r3"), seen(2, 1, "ERROR: gone")]},
+    ])  # fmt: skip
+    text = runner.invoke(app, ["show", str(again)]).stdout
+    assert "\nsessions:   2 in this file, counted together below\n" in text
+    assert "\ncount:      3  (2 ok, 1 error)  success 66.7%\n" in text  # was 6 calls, 5 ok
+    assert "\n  session i1~2\n" in text
     (report,) = (
         mur_trace.summarise([out])
         .session_metrics()
@@ -596,6 +605,41 @@ def test_the_sessions_of_one_file_are_counted_together_and_listed_apart(tmp_path
     )
     assert report[:4] == (3, 3, 2, 1)
     assert round(report[4], 1) == 66.7
+
+
+def test_a_murmur_trace_is_one_session_whatever_ids_its_lines_name(tmp_path: Path) -> None:
+    """Two Murmur traces written one after the other into one file (start A, end A: 5
+    turns, failed; start B, end B: 3 turns, ok), and a call whose line names a third id:
+    `mur trace` reads one session, its totals from the last session_end (B's), its turns
+    listed together. Only another agent's file of several sessions adds them up."""
+
+    def line(event: str, session: str, **fields: object) -> dict:
+        return {"event_type": event, "session_id": session, "timestamp": 1, **fields}
+
+    def end(session: str, turns: int, status: str, ms: int) -> dict:
+        return line("session_end", session, total_turns=turns, total_input_tokens=10,
+                    total_output_tokens=1, total_tool_calls=1, total_shell_calls=0,
+                    duration_ms=ms, exit_status=status)  # fmt: skip
+
+    def call(session: str, turn: int) -> dict:
+        return line("tool_call", session, turn=turn, tool_name="read", duration_ms=4,
+                    status="ok", input={"path": "a.txt"})  # fmt: skip
+
+    a, b = "ses_" + "a" * 32, "ses_" + "b" * 32
+    trace = write(tmp_path / "ses_x" / "trace.jsonl", [
+        line("session_start", a, model="m"), call(a, 0), end(a, 5, "failed", 5000),
+        line("session_start", b, model="m"), call("ses_" + "c" * 32, 0), end(b, 3, "ok", 3000),
+    ])  # fmt: skip
+    shown = runner.invoke(app, ["show", str(trace)])
+    assert shown.exit_code == 0, shown.output
+    text = shown.stdout
+    assert "sessions:" not in text and "  session " not in text
+    assert "\nstatus:     ok\nduration:   3.0s\n" in text
+    assert "\ncount:      3  (max: —)\n" in text
+    # both calls are at turn 0: one line, as before
+    assert [x for x in text.splitlines() if x.startswith("  turn")] == [
+        '  turn 0  read 4ms ✓  {"path":"a.txt"}  read 4ms ✓  {"path":"a.txt"}'
+    ]
 
 
 # ── OpenTelemetry GenAI spans ────────────────────────────────────────────────

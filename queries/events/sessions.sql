@@ -2,10 +2,11 @@
 --
 -- Identity fields come from the last `session_start`, totals from the last `session_end`,
 -- as `mur trace` reads them (an attempt or a task block writes one pair each). A trace cut
--- short has no `session_end`: its totals are NULL and `complete` is false. A file whose
--- `session_start`s name several sessions (an OpenHands output, one instance a line) counts
--- them together: its totals add up the last `session_end` of each session, its exit status
--- is theirs when they all agree (else NULL), and it is complete when one of them ended.
+-- short has no `session_end`: its totals are NULL and `complete` is false. A file of
+-- another format whose `session_start`s name several sessions (an OpenHands output, one
+-- instance a line) counts them together: its totals add up the last `session_end` of each
+-- session, its exit status is theirs when they all agree (else NULL), and it is complete
+-- when one of them ended. A Murmur trace is one session, whatever ids its lines name.
 -- @column session_id          VARCHAR    Session id of the trace.
 -- @column trace_path          VARCHAR    The trace file.
 -- @column created_ms          BIGINT     Creation time from the UUID v7 session id (Unix ms), NULL if not one.
@@ -24,6 +25,8 @@
 -- @column has_session_start   BOOLEAN    The trace has a session_start.
 -- @column has_session_end     BOOLEAN    The trace has a session_end.
 -- @column complete            BOOLEAN    The trace has both.
+-- @column sessions_in_file    BIGINT     Sessions the file holds: the ids its session_starts name, 1 at
+--                                        most in a Murmur trace (events handed in say no format: counted).
 WITH per_trace AS (
     SELECT
         trace_path,
@@ -34,10 +37,18 @@ WITH per_trace AS (
         arg_max(model, line) FILTER (WHERE event_type = 'session_start') AS model,
         arg_max(max_turns, line) FILTER (WHERE event_type = 'session_start') AS max_turns,
         count(*) FILTER (WHERE event_type = 'session_start') > 0 AS has_start,
-        count(DISTINCT session_id) FILTER (WHERE event_type = 'session_start') AS sessions,
+        count(DISTINCT session_id) FILTER (WHERE event_type = 'session_start') AS started,
         max(line) FILTER (WHERE event_type = 'session_end') AS end_line
     FROM events
     GROUP BY trace_path
+),
+files AS (
+    SELECT
+        p.*,
+        CASE WHEN t.format = 'murmur' THEN least(p.started, 1) ELSE p.started END
+            AS sessions_in_file
+    FROM per_trace AS p
+    JOIN traces AS t USING (trace_path)
 ),
 -- the session_end that gives the totals: the last one, or, in a file of several sessions,
 -- the last one of each session
@@ -60,10 +71,10 @@ ends AS (
         capped(sum(e.total_tool_calls)) AS total_tool_calls,
         capped(sum(e.total_shell_calls)) AS total_shell_calls
     FROM last_ends AS l
-    JOIN per_trace AS p USING (trace_path)
+    JOIN files AS p USING (trace_path)
     JOIN events AS e
         ON e.trace_path = l.trace_path AND e.line = l.line AND e.event_type = 'session_end'
-    WHERE p.sessions > 1 OR l.line = p.end_line
+    WHERE p.sessions_in_file > 1 OR l.line = p.end_line
     GROUP BY e.trace_path
 )
 SELECT
@@ -86,9 +97,10 @@ SELECT
     p.events,
     p.has_start AS has_session_start,
     e.line IS NOT NULL AS has_session_end,
-    p.has_start AND e.line IS NOT NULL AS complete
+    p.has_start AND e.line IS NOT NULL AS complete,
+    p.sessions_in_file
 FROM traces AS t
-JOIN per_trace AS p USING (trace_path)
+JOIN files AS p USING (trace_path)
 LEFT JOIN ends AS e ON e.trace_path = p.trace_path
 WHERE t.error_code IS NULL
 ORDER BY t.ordinal

@@ -6,7 +6,8 @@
 -- `id`. A line of the file holds a whole session, so here `line` numbers positions in the
 -- file instead: each instance takes a block of `len(history) + 2` positions after the
 -- previous one's (its `session_start`, its history events in order, its `session_end`);
--- `session_id` is the `instance_id`, and a finding's `call_id` the action's `id`.
+-- `session_id` is the `instance_id` (`<id>~2` for a second run of it in the file), and a
+-- finding's `call_id` the action's `id`.
 -- - `session_start`: capsule `openhands` (`metadata.agent_class`), its model; a new
 --   instance is a new context;
 -- - one `inference` per model response (`tool_call_metadata.model_response.id`), at its
@@ -56,7 +57,13 @@ instances AS (
     SELECT
         trace_path,
         line AS file_line,
-        j.instance_id AS session_id,
+        -- an instance run again in the same output (a retry) is a session of its own:
+        -- `<id>~2`, `<id>~3`, ... (its actions' ids start again from 1)
+        j.instance_id || CASE WHEN row_number() OVER (
+            PARTITION BY trace_path, j.instance_id ORDER BY line
+        ) > 1 THEN '~' || row_number() OVER (
+            PARTITION BY trace_path, j.instance_id ORDER BY line
+        ) ELSE '' END AS session_id,
         j.metadata.agent_class AS agent,
         j.metadata.llm_config.model AS model,
         j.history,

@@ -42,8 +42,8 @@
 -- @column redundant_tokens      BIGINT   Tokens of their results (queries/context/waste.sql).
 -- @column redundant_context_tokens BIGINT  Tokens re-sent because of them.
 -- @column compactions           BIGINT   Compactions that fired (0: none).
--- @column sessions_in_file      BIGINT   Session ids the file's session_starts name: more than one
---                                        in an OpenHands output, whose counts here are all of theirs.
+-- @column sessions_in_file      BIGINT   Sessions the file holds (queries/events/sessions.sql): more than
+--                                        one in an OpenHands output, whose counts here are all of theirs.
 WITH calls AS (
     SELECT
         trace_path,
@@ -57,11 +57,9 @@ WITH calls AS (
         avg(duration_ms) FILTER (WHERE event_type = 'skill_call') AS avg_skill_ms,
         avg(duration_ms) FILTER (WHERE event_type = 'shell') AS avg_shell_ms,
         count(*) FILTER (WHERE event_type = 'compaction') AS compactions,
-        max(line) FILTER (WHERE event_type = 'compaction') AS compaction_line,
-        count(DISTINCT session_id) FILTER (WHERE event_type = 'session_start')
-            AS sessions_in_file
+        max(line) FILTER (WHERE event_type = 'compaction') AS compaction_line
     FROM events
-    WHERE event_type IN ('tool_call', 'skill_call', 'shell', 'compaction', 'session_start')
+    WHERE event_type IN ('tool_call', 'skill_call', 'shell', 'compaction')
     GROUP BY trace_path
 ),
 redundant AS (
@@ -113,7 +111,7 @@ SELECT
     coalesce(r.redundant_context_tokens, 0) AS redundant_context_tokens,
     -- the columns added last, so that the others keep their places (notebooks index rows)
     coalesce(c.compactions, 0) AS compactions,
-    coalesce(c.sessions_in_file, 0) AS sessions_in_file
+    s.sessions_in_file
 FROM sessions AS s
 LEFT JOIN calls AS c USING (trace_path)
 LEFT JOIN events AS k
