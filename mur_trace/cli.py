@@ -626,7 +626,8 @@ def check(
                 )
             )
         )
-        sessions = trace.session_count()
+        # the sessions checked: each of a file of several (an OpenHands output) too
+        sessions = trace.session_metrics().count("*").fetchall()[0][0]
         out = check_text(failures, sessions) if fmt is DocFormat.text else json_document(failures)
         typer.echo(out, nl=False)
     if failures:

@@ -114,14 +114,31 @@ MATERIALISED: dict[str, str] = {
     "rule_shell_inference": "rules/shell_inference",
     "context_observations": "context/observations",
     "path_ancestors": "context/path_ancestors",
-    "session_metrics": "metrics/session",
+    "unit_metrics": "metrics/session",
+}
+
+#: Relations that are a part of another: name -> (SQL, the query whose columns they have).
+#: The per-session metrics hold a row per file, and one per session of a file of several
+#: (queries/metrics/session.sql): `report`, `check` and the plots count sessions, `show`
+#: and `diff` whole files; so the shell exit codes.
+PARTS: dict[str, tuple[str, str]] = {
+    "session_metrics": (
+        "SELECT * FROM unit_metrics WHERE whole_file = (sessions_in_file <= 1)",
+        "metrics/session",
+    ),
+    "file_metrics": ("SELECT * FROM unit_metrics WHERE whole_file", "metrics/session"),
+    "file_exit_codes": (
+        "SELECT trace_path, exit_code, sum(commands)::BIGINT AS commands "
+        "FROM shell_exit_codes GROUP BY ALL",
+        "metrics/shell_exit_codes",
+    ),
 }
 
 #: The materialised relations that depend on the rules and effects settings.
 CONTEXT_STAGE: tuple[str, ...] = ("rule_shell_inference", "context_observations", "path_ancestors")
 
 #: The materialised relations that count the findings of the active policy.
-POLICY_STAGE: tuple[str, ...] = ("session_metrics",)
+POLICY_STAGE: tuple[str, ...] = ("unit_metrics",)
 
 #: What `redundant_calls` (the active policy's findings, which the metrics count) needs.
 ACTIVE_FINDINGS = "redundant_calls"
@@ -363,6 +380,7 @@ class Relations:
     def __init__(self, con: duckdb.DuckDBPyConnection, overrides: dict[str, str] | None = None):
         self.con = con
         self.sources = {name: queries.get(query).sql for name, query in VIEWS.items()}
+        self.sources |= {name: sql for name, (sql, _) in PARTS.items()}
         self.sources |= overrides or {}
         self.materialised = {
             name: queries.get(q).sql for name, q in MATERIALISED.items() if name not in self.sources
@@ -413,7 +431,7 @@ class Relations:
         order (columns, as SQL). One statement: DuckDB plans a relation again at each
         filter or order put on it (`show`'s queries after loading: 0.144 s so, 0.123 s in one)."""
         self.ensure(name)
-        query = {**VIEWS, **MATERIALISED}.get(
+        query = {**VIEWS, **MATERIALISED, **{n: q for n, (_, q) in PARTS.items()}}.get(
             findings_view(self.policy) if name == ACTIVE_FINDINGS else name
         )
         paths = query is not None and "trace_path" in [c.name for c in queries.get(query).columns]

@@ -622,9 +622,11 @@ def _short_id(session_id: str) -> str:
 
 def report_text(data: dict[str, Any]) -> str:
     """`mur trace report`: a block per session, the statistics, the exit statuses."""
-    codes: dict[str, list[tuple[int, int]]] = {}
+    codes: dict[tuple[str, str], list[tuple[int, int]]] = {}
     for c in data["shell_exit_codes"]:
-        codes.setdefault(c["trace_path"], []).append((c["exit_code"], c["commands"]))
+        codes.setdefault((c["trace_path"], c["session_id"]), []).append(
+            (c["exit_code"], c["commands"])
+        )
     out: list[str] = []
     for s in data["sessions"]:
         turns = s["total_turns"]
@@ -640,7 +642,7 @@ def report_text(data: dict[str, Any]) -> str:
         if s["total_shell_calls"]:
             out.append(
                 f"  {'Shell calls:':<14} {s['total_shell_calls']}  exit codes: "
-                f"{exit_codes_text(codes.get(s['trace_path'], []))}"
+                f"{exit_codes_text(codes.get((s['trace_path'], s['session_id']), []))}"
             )
         if s["redundant_calls"]:
             out.append(f"  Redundant calls: {s['redundant_calls']}")

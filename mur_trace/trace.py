@@ -192,7 +192,8 @@ class Trace:
         for present, event in zip(rows[0], ("session_start", "session_end"), strict=True):
             if not present:
                 raise MurTraceError(E_TRC_001, f"{trace_path}: no {event} event found")
-        return trace_path, self._relations.view("session_metrics", {"trace_path": trace_path})
+        # the file whole: a file of several sessions (an OpenHands output) counted together
+        return trace_path, self._relations.view("file_metrics", {"trace_path": trace_path})
 
     def _first(self) -> str:
         """The first trace loaded."""
@@ -215,7 +216,7 @@ class Trace:
             tool_turns=view("calls_by_turn", {**this, "kind": "tool_call"}, "session_line, turn"),
             skill_turns=view("calls_by_turn", {**this, "kind": "skill_call"}, "session_line, turn"),
             redundant=view(findings, this, None if findings in self._in_order else "line"),
-            exit_codes=view("shell_exit_codes", this, "exit_code"),
+            exit_codes=view("file_exit_codes", this, "exit_code"),
             reopens=view("reopens", this, "line"),
             tasks=view("tasks", this, "line"),
         )
@@ -248,7 +249,7 @@ class Trace:
             .select("trace_path, has_session_start")
             .fetchall()
         ]  # fmt: skip
-        complete = metrics.filter("complete").order("trace_path")
+        complete = metrics.filter("complete").order("trace_path, session_id")
         if not complete.limit(1).fetchall():
             # a trace that cannot be read, or holds a malformed line, says so itself
             unreadable = [

@@ -559,9 +559,10 @@ def test_show_says_when_a_file_holds_several_sessions() -> None:
 
 def test_the_sessions_of_one_file_are_counted_together_and_listed_apart(tmp_path: Path) -> None:
     """Two OpenHands instances in one output: i1 reads /w/a.py twice (responses r1, r2:
-    turns 0 and 1, both ok), i2 reads it once (r3: its turn 0), and that read fails. Their
-    totals add up (3 turns, 3 calls, 2 ok): not the last instance's (1 call, which made
-    `success 200.0%`); the turns are listed under the session they belong to."""
+    turns 0 and 1, both ok), i2 reads it once (r3: its turn 0), and that read fails. `show`
+    adds their totals up (3 turns, 3 calls, 2 ok): not the last instance's (1 call, which
+    made `success 200.0%`), and lists the turns under the session they belong to; `report`
+    and `check` count two sessions (one before)."""
 
     def read(n: int, response: str) -> dict:
         return {"id": n, "source": "agent", "action": "read", "args": {"path": "/w/a.py"},
@@ -597,14 +598,21 @@ def test_the_sessions_of_one_file_are_counted_together_and_listed_apart(tmp_path
     assert "\nsessions:   2 in this file, counted together below\n" in text
     assert "\ncount:      3  (2 ok, 1 error)  success 66.7%\n" in text  # was 6 calls, 5 ok
     assert "\n  session i1~2\n" in text
-    (report,) = (
+    # `report` and `check` count each session: i1 2 turns, 2 calls, both ok; i2 1, 1, failed
+    per_session = (
         mur_trace.summarise([out])
         .session_metrics()
-        .select("total_turns, total_tool_calls, tool_ok, tool_error, tool_success_pct")
+        .select("session_id, total_turns, total_tool_calls, tool_ok, tool_error, tool_success_pct")
+        .order("session_id")
         .fetchall()
     )
-    assert report[:4] == (3, 3, 2, 1)
-    assert round(report[4], 1) == 66.7
+    assert per_session == [("i1", 2, 2, 2, 0, 100.0), ("i2", 1, 1, 0, 1, 0.0)]
+    report = runner.invoke(app, ["report", str(out)])
+    assert "\nSessions: 2  (" in report.stdout, report.output
+    checked = runner.invoke(app, ["check", str(out), "--max-redundant", "0"])
+    assert (
+        checked.stdout == "FAIL  i1  redundant calls 1 > 0\n1 of 2 sessions over the thresholds\n"
+    )
 
 
 def test_a_murmur_trace_is_one_session_whatever_ids_its_lines_name(tmp_path: Path) -> None:

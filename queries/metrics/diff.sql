@@ -17,8 +17,8 @@
 -- @column delta           DOUBLE   b - a.
 -- @column lower_is_better BOOLEAN  Which direction is better.
 -- @column better          VARCHAR  'A', 'B', '=' or NULL.
-WITH a AS (SELECT * FROM session_metrics WHERE trace_path = $before),
-b AS (SELECT * FROM session_metrics WHERE trace_path = $after),
+WITH a AS (SELECT * FROM file_metrics WHERE trace_path = $before),
+b AS (SELECT * FROM file_metrics WHERE trace_path = $after),
 rows AS (
     SELECT unnest([
         {position: 1, metric: 'turns', kind: 'count', lower: true,

@@ -1,6 +1,12 @@
 -- Per-session metrics, as `mur trace show`, `diff` and `report` compute them.
 --
--- Identity and totals come from `sessions` (last session_start / session_end). Call counts,
+-- One row per trace file, whole (`whole_file`), and, for a file of several sessions
+-- (queries/events/sessions.sql: `sessions_in_file`, an OpenHands output), one more row per
+-- session: `report`, `check` and the plots count sessions (the view `session_metrics`: a
+-- file of one session, or each session of a file of several), `show` and `diff` files (the
+-- view `file_metrics`: every file whole, its sessions counted together).
+-- Identity and totals come from `sessions` (last session_start / session_end; for one
+-- session of several, its own). Call counts,
 -- success and latencies come from the call events themselves; the success rate divides the
 -- `ok` tool calls by session_end's `total_tool_calls`, as `mur trace` does (NULL when that
 -- total is 0). The compaction shown is the last one. `redundant_calls` counts the findings of
@@ -44,9 +50,16 @@
 -- @column compactions           BIGINT   Compactions that fired (0: none).
 -- @column sessions_in_file      BIGINT   Sessions the file holds (queries/events/sessions.sql): more than
 --                                        one in an OpenHands output, whose counts here are all of theirs.
-WITH calls AS (
+-- @column whole_file            BOOLEAN  The row counts its whole file; false: one session of a file of several.
+WITH several AS (
+    -- the files of several sessions: their sessions get a row each too
+    SELECT trace_path FROM sessions WHERE sessions_in_file > 1
+),
+-- `part`: NULL for a whole file, else the session of a file of several that a row counts
+calls AS (
     SELECT
         trace_path,
+        CASE WHEN grouping(session_id) = 0 THEN session_id END AS part,
         count(*) FILTER (WHERE event_type = 'tool_call' AND status = 'ok') AS tool_ok,
         count(*) FILTER (WHERE event_type = 'tool_call' AND status IS DISTINCT FROM 'ok')
             AS tool_error,
@@ -60,17 +73,69 @@ WITH calls AS (
         max(line) FILTER (WHERE event_type = 'compaction') AS compaction_line
     FROM events
     WHERE event_type IN ('tool_call', 'skill_call', 'shell', 'compaction')
-    GROUP BY trace_path
+    GROUP BY GROUPING SETS ((trace_path), (trace_path, session_id))
+    HAVING grouping(session_id) = 1 OR trace_path IN (SELECT trace_path FROM several)
 ),
 redundant AS (
     SELECT
         trace_path,
+        CASE WHEN grouping(session_id) = 0 THEN session_id END AS part,
         count(*) AS redundant_calls,
         capped(sum(output_bytes)) AS redundant_bytes,
         capped(sum(waste_tokens)) AS redundant_tokens,
         capped(sum(waste_context_tokens)) AS redundant_context_tokens
     FROM redundant_calls
-    GROUP BY trace_path
+    GROUP BY GROUPING SETS ((trace_path), (trace_path, session_id))
+    HAVING grouping(session_id) = 1 OR trace_path IN (SELECT trace_path FROM several)
+),
+-- each session of a file of several: its last session_start and session_end
+parts AS (
+    SELECT
+        trace_path,
+        session_id,
+        arg_max(capsule_name, line) FILTER (WHERE event_type = 'session_start') AS capsule_name,
+        arg_max(capsule_version, line) FILTER (WHERE event_type = 'session_start')
+            AS capsule_version,
+        arg_max(model, line) FILTER (WHERE event_type = 'session_start') AS model,
+        arg_max(max_turns, line) FILTER (WHERE event_type = 'session_start') AS max_turns,
+        max(line) FILTER (WHERE event_type = 'session_end') AS end_line
+    FROM events
+    WHERE event_type IN ('session_start', 'session_end')
+        AND trace_path IN (SELECT trace_path FROM several)
+    GROUP BY ALL
+    HAVING count(*) FILTER (WHERE event_type = 'session_start') > 0
+),
+units AS (
+    SELECT *, NULL::VARCHAR AS part, true AS whole_file
+    FROM sessions
+    UNION ALL BY NAME
+    SELECT
+        p.session_id,
+        p.trace_path,
+        p.session_id AS part,
+        CASE WHEN regexp_full_match(p.session_id, 'ses_[0-9a-f]{32}')
+            THEN ('0x' || substr(p.session_id, 5, 12))::BIGINT
+        END AS created_ms,
+        p.capsule_name,
+        p.capsule_version,
+        p.model,
+        p.max_turns,
+        e.exit_status,
+        e.duration_ms,
+        e.total_turns,
+        e.total_input_tokens,
+        e.total_output_tokens,
+        e.total_tool_calls,
+        e.total_shell_calls,
+        true AS has_session_start,
+        e.line IS NOT NULL AS has_session_end,
+        e.line IS NOT NULL AS complete,
+        f.sessions_in_file,
+        false AS whole_file
+    FROM parts AS p
+    JOIN sessions AS f USING (trace_path)
+    LEFT JOIN events AS e
+        ON e.trace_path = p.trace_path AND e.line = p.end_line AND e.event_type = 'session_end'
 )
 SELECT
     s.session_id,
@@ -111,9 +176,10 @@ SELECT
     coalesce(r.redundant_context_tokens, 0) AS redundant_context_tokens,
     -- the columns added last, so that the others keep their places (notebooks index rows)
     coalesce(c.compactions, 0) AS compactions,
-    s.sessions_in_file
-FROM sessions AS s
-LEFT JOIN calls AS c USING (trace_path)
+    s.sessions_in_file,
+    s.whole_file
+FROM units AS s
+LEFT JOIN calls AS c ON c.trace_path = s.trace_path AND c.part IS NOT DISTINCT FROM s.part
 LEFT JOIN events AS k
     ON k.trace_path = c.trace_path AND k.line = c.compaction_line AND k.event_type = 'compaction'
-LEFT JOIN redundant AS r ON r.trace_path = s.trace_path
+LEFT JOIN redundant AS r ON r.trace_path = s.trace_path AND r.part IS NOT DISTINCT FROM s.part

@@ -10,8 +10,7 @@
 WITH multi AS (
     SELECT t.*
     FROM tasks AS t
-    JOIN session_metrics AS s USING (trace_path)
-    WHERE s.complete
+    WHERE t.trace_path IN (SELECT trace_path FROM session_metrics WHERE complete)
     QUALIFY count(*) OVER (PARTITION BY t.trace_path) > 1
 ),
 values AS (
