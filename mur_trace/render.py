@@ -630,8 +630,11 @@ def report_text(data: dict[str, Any]) -> str:
     out: list[str] = []
     for s in data["sessions"]:
         turns = s["total_turns"]
+        # one of a file's several sessions (an OpenHands output's instances, whose ids share
+        # their first characters) by its whole id
+        sid = s["session_id"] or ""
         out += [
-            f"Session {shown(_short_id(s['session_id'] or ''))}  "
+            f"Session {shown(sid if s.get('whole_file') is False else _short_id(sid))}  "
             f"{_opt_duration(s['duration_ms'])}  {_opt(turns)} turn{'' if turns == 1 else 's'}",
             "",
         ]

@@ -266,7 +266,9 @@ class Trace:
             )
         return Report(
             sessions=complete,
-            exit_codes=self._relations.view("shell_exit_codes").order("trace_path, exit_code"),
+            exit_codes=self._relations.view(
+                "shell_exit_codes", order="trace_path, session_id, exit_code"
+            ),
             stats=self._relations.view("report"),
             exit_status=self._relations.view("exit_status"),
             task_stats=self._relations.view("task_report"),

@@ -553,6 +553,10 @@ def test_show_says_when_a_file_holds_several_sessions() -> None:
     assert "\nsessions:   3 in this file, counted together below\n" in shown.stdout
     data = json.loads(runner.invoke(app, ["show", str(hands), "-f", "json"]).stdout)
     assert data["metrics"]["sessions_in_file"] == 3
+    # `report` heads each instance by its whole id (cut to 12 characters, all three read
+    # `ponylang__po...`); ponyc-4588 made 49 model responses
+    reported = runner.invoke(app, ["report", str(hands)]).stdout
+    assert "\nSession ponylang__ponyc-4588  —  49 turns\n" in "\n" + reported
     one = REAL / "claude-code" / "codemie-ai_codemie-code__session-624a4a58.jsonl"
     assert "sessions:" not in runner.invoke(app, ["show", str(one)]).stdout
 
@@ -613,6 +617,25 @@ def test_the_sessions_of_one_file_are_counted_together_and_listed_apart(tmp_path
     assert (
         checked.stdout == "FAIL  i1  redundant calls 1 > 0\n1 of 2 sessions over the thresholds\n"
     )
+
+    # the sessions of a file in the order of their ids, whatever the threads did (each
+    # reads a file of its own twice: the reference policy matches reads across the sessions
+    # of one file, a gap the context policy, which starts a context at each, does not have)
+    def twice(instance: str) -> dict:
+        history = [read(1, "r1"), seen(2, 1), read(3, "r2"), seen(4, 3)]
+        for event in history[0::2]:
+            event["args"] = {"path": f"/w/{instance}.py"}
+        return {"instance_id": instance, "history": history}
+
+    both = write(tmp_path / "both.jsonl", [twice("i2"), twice("i1")])
+    for _ in range(3):
+        checked = runner.invoke(app, ["check", str(both), "--max-redundant", "0"])
+        assert checked.stdout == (
+            "FAIL  i1  redundant calls 1 > 0\nFAIL  i2  redundant calls 1 > 0\n"
+            "2 of 2 sessions over the thresholds\n"
+        )
+        codes = json.loads(runner.invoke(app, ["report", str(both), "-f", "json"]).stdout)
+        assert [s["session_id"] for s in codes["sessions"]] == ["i1", "i2"]
 
 
 def test_a_murmur_trace_is_one_session_whatever_ids_its_lines_name(tmp_path: Path) -> None:

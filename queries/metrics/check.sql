@@ -38,4 +38,4 @@ judged AS (
 )
 SELECT * FROM judged
 WHERE len(violations) > 0
-ORDER BY trace_path
+ORDER BY trace_path, session_id
