@@ -76,6 +76,7 @@ MACROS: dict[str, tuple[str, str]] = {
     "visible": ("text", "functions/visible"),
     "elapsed": ("start, finish", "functions/elapsed"),
     "capped": ("total", "functions/capped"),
+    "created_ms": ("session_id", "functions/created_ms"),
 }
 
 #: Table macros: name -> (parameters, query name).

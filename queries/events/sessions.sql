@@ -80,9 +80,7 @@ ends AS (
 SELECT
     t.session_id,
     t.trace_path,
-    CASE WHEN regexp_full_match(t.session_id, 'ses_[0-9a-f]{32}')
-        THEN ('0x' || substr(t.session_id, 5, 12))::BIGINT
-    END AS created_ms,
+    created_ms(t.session_id) AS created_ms,
     p.capsule_name,
     p.capsule_version,
     p.model,

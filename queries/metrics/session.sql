@@ -88,17 +88,21 @@ redundant AS (
     GROUP BY GROUPING SETS ((trace_path), (trace_path, session_id))
     HAVING grouping(session_id) = 1 OR trace_path IN (SELECT trace_path FROM several)
 ),
--- each session of a file of several: its last session_start and session_end
+-- each session of a file of several: who ran it (its last session_start), its totals
+-- (its last session_end: NULL when none)
 parts AS (
     SELECT
         trace_path,
         session_id,
-        arg_max(capsule_name, line) FILTER (WHERE event_type = 'session_start') AS capsule_name,
-        arg_max(capsule_version, line) FILTER (WHERE event_type = 'session_start')
-            AS capsule_version,
-        arg_max(model, line) FILTER (WHERE event_type = 'session_start') AS model,
-        arg_max(max_turns, line) FILTER (WHERE event_type = 'session_start') AS max_turns,
-        max(line) FILTER (WHERE event_type = 'session_end') AS end_line
+        arg_max({
+            capsule_name: capsule_name, capsule_version: capsule_version, model: model,
+            max_turns: max_turns
+        }, line) FILTER (WHERE event_type = 'session_start') AS started,
+        arg_max({
+            exit_status: exit_status, duration_ms: duration_ms, total_turns: total_turns,
+            total_input_tokens: total_input_tokens, total_output_tokens: total_output_tokens,
+            total_tool_calls: total_tool_calls, total_shell_calls: total_shell_calls
+        }, line) FILTER (WHERE event_type = 'session_end') AS ended
     FROM events
     WHERE event_type IN ('session_start', 'session_end')
         AND trace_path IN (SELECT trace_path FROM several)
@@ -110,32 +114,19 @@ units AS (
     FROM sessions
     UNION ALL BY NAME
     SELECT
-        p.session_id,
         p.trace_path,
+        p.session_id,
         p.session_id AS part,
-        CASE WHEN regexp_full_match(p.session_id, 'ses_[0-9a-f]{32}')
-            THEN ('0x' || substr(p.session_id, 5, 12))::BIGINT
-        END AS created_ms,
-        p.capsule_name,
-        p.capsule_version,
-        p.model,
-        p.max_turns,
-        e.exit_status,
-        e.duration_ms,
-        e.total_turns,
-        e.total_input_tokens,
-        e.total_output_tokens,
-        e.total_tool_calls,
-        e.total_shell_calls,
+        created_ms(p.session_id) AS created_ms,
+        unnest(p.started),
+        unnest(p.ended),
         true AS has_session_start,
-        e.line IS NOT NULL AS has_session_end,
-        e.line IS NOT NULL AS complete,
+        p.ended IS NOT NULL AS has_session_end,
+        p.ended IS NOT NULL AS complete,
         f.sessions_in_file,
         false AS whole_file
     FROM parts AS p
-    JOIN sessions AS f USING (trace_path)
-    LEFT JOIN events AS e
-        ON e.trace_path = p.trace_path AND e.line = p.end_line AND e.event_type = 'session_end'
+    JOIN sessions AS f ON f.trace_path = p.trace_path
 )
 SELECT
     s.session_id,
