@@ -673,6 +673,26 @@ def test_a_murmur_trace_is_one_session_whatever_ids_its_lines_name(tmp_path: Pat
     ]
 
 
+def test_steps_match_a_turn_within_its_session(tmp_path: Path) -> None:
+    """Two OpenHands instances in one output, each one response (its turn 0) and one read:
+    i2 reads /w/i2.py, then i1 reads /w/i1.py. Each step shows its own instance's call; by
+    turn number across the file, both showed i2's."""
+    lines = [
+        {"instance_id": i, "history": [
+            {"id": 1, "source": "agent", "action": "read", "args": {"path": f"/w/{i}.py"},
+             "tool_call_metadata": {"model_response": {"id": "r1"}}},
+            {"id": 2, "source": "environment", "observation": "read", "cause": 1, "content": "x"},
+        ]}
+        for i in ("i2", "i1")
+    ]  # fmt: skip
+    steps = runner.invoke(app, ["steps", "-v", str(write(tmp_path / "output.jsonl", lines))])
+    assert steps.exit_code == 0, steps.output
+    assert [line.split()[-1] for line in steps.stdout.splitlines() if line.startswith("  0")] == [
+        '"/w/i2.py"',
+        '"/w/i1.py"',
+    ]
+
+
 # ── OpenTelemetry GenAI spans ────────────────────────────────────────────────
 
 COPILOT = REAL / "otel-genai" / "dbroeglin_github-copilot-lab__fix_bug_gpt55__copilot-otel.jsonl"
