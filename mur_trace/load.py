@@ -94,6 +94,7 @@ VIEWS: dict[str, str] = {
     "calls_by_turn": "metrics/calls_by_turn",
     "steps": "metrics/steps",
     "shell_exit_codes": "metrics/shell_exit_codes",
+    "file_exit_codes": "metrics/file_exit_codes",
     "tasks": "metrics/tasks",
     "reopens": "metrics/reopens",
     "report": "metrics/report",
@@ -121,21 +122,16 @@ MATERIALISED: dict[str, str] = {
     "unit_metrics": "metrics/session",
 }
 
-#: Relations that are a part of another: name -> (SQL, the query whose columns they have).
+#: Relations that are rows of another: name -> (SQL, the query whose columns they have).
 #: The per-session metrics hold a row per file, and one per session of a file of several
 #: (queries/metrics/session.sql): `report`, `check` and the plots count sessions, `show`
-#: and `diff` whole files; so the shell exit codes.
+#: and `diff` whole files.
 PARTS: dict[str, tuple[str, str]] = {
     "session_metrics": (
         "SELECT * FROM unit_metrics WHERE whole_file = (sessions_in_file <= 1)",
         "metrics/session",
     ),
     "file_metrics": ("SELECT * FROM unit_metrics WHERE whole_file", "metrics/session"),
-    "file_exit_codes": (
-        "SELECT trace_path, exit_code, sum(commands)::BIGINT AS commands "
-        "FROM shell_exit_codes GROUP BY ALL",
-        "metrics/shell_exit_codes",
-    ),
 }
 
 #: The materialised relations that depend on the rules and effects settings.

@@ -634,7 +634,7 @@ def report_text(data: dict[str, Any]) -> str:
         # their first characters) by its whole id
         sid = s["session_id"] or ""
         out += [
-            f"Session {shown(sid if s.get('whole_file') is False else _short_id(sid))}  "
+            f"Session {shown(_short_id(sid) if s['whole_file'] else sid)}  "
             f"{_opt_duration(s['duration_ms'])}  {_opt(turns)} turn{'' if turns == 1 else 's'}",
             "",
         ]

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 import mur_trace
 from mur_trace import queries
-from mur_trace.load import MATERIALISED, VIEWS, _Opening, connect, open_in_background
+from mur_trace.load import MATERIALISED, PARTS, VIEWS, _Opening, connect, open_in_background
 from mur_trace.sessions import real_paths
 
 
@@ -78,7 +78,12 @@ def test_every_query_documents_itself(name: str) -> None:
 
 @pytest.mark.parametrize(
     ("relation", "name"),
-    [*VIEWS.items(), *MATERIALISED.items(), ("traces", "load/traces")],
+    [
+        *VIEWS.items(),
+        *MATERIALISED.items(),
+        *((name, query) for name, (_, query) in PARTS.items()),
+        ("traces", "load/traces"),
+    ],
 )
 def test_documented_columns_are_the_real_ones(
     sample_workdir: Path, relation: str, name: str

@@ -1,6 +1,6 @@
 -- Shell commands per exit code and session: per file, and per session in a file of several
 -- (queries/events/sessions.sql: `sessions_in_file`, an OpenHands output), as `report` lists
--- them (`show` adds up a file's: the view `file_exit_codes`).
+-- them (`show` adds up a file's: queries/metrics/file_exit_codes.sql).
 -- @column trace_path VARCHAR  Trace file.
 -- @column exit_code  BIGINT   Exit code of the command.
 -- @column commands   BIGINT   Commands that exited with it.
