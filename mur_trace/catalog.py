@@ -49,10 +49,11 @@ from .sessions import catalog_name, created_ms, discover, trace_key, trace_keys
 from .writes import check_target
 
 #: Version of the catalog's tables. A catalog of an older version must be rebuilt.
-SCHEMA_VERSION = 5  # 2: traces.warning (torn last lines); 3: traces.format, events.cwd and
+SCHEMA_VERSION = 6  # 2: traces.warning (torn last lines); 3: traces.format, events.cwd and
 #: result_whole, call_id in the stored tool calls and findings (other agents' logs);
 #: 4: stored_call_waste; 5: other agents' compactions have a turn, their durations are
-#: never negative (what the readers store changed)
+#: never negative (what the readers store changed); 6: events.file_session (the session of
+#: a file of several, which the reference policy's history follows)
 LOCK_WAIT = 30.0
 
 #: What a catalog serves in place of computing it (see load.Relations).

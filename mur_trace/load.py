@@ -669,6 +669,11 @@ def read_other_formats(con: duckdb.DuckDBPyConnection, files: Sequence[tuple[str
     con.execute("DROP TABLE source_lines")
 
 
+#: Columns of `events` that exports of an older mur-trace lack: such events load with them
+#: NULL (`file_session`: every trace is then one session).
+LATER_EVENT_COLUMNS = frozenset({"file_session"})
+
+
 @cache
 def event_columns() -> tuple[tuple[str, str], ...]:
     """The columns of `events`, (name, DuckDB type) in order, as loading makes them."""
@@ -685,15 +690,16 @@ def load_events(con: duckdb.DuckDBPyConnection, events: Any) -> None:
     """Make `events` and `traces` from events loaded before, instead of from trace files.
 
     `events` is an Arrow table (or record batch reader) with the columns of `events`
-    (`event_columns`), as the `events` dataset of `mur-trace export` holds them; other
-    columns (the export's `date` and `capsule`) are ignored, values are cast to the
-    loader's types (JSON arrives as text from Parquet). It must hold every event of each
-    of its traces: a finding depends on its whole trace, and on nothing else. `traces`
-    is derived from the events (queries/load/traces_of_events.sql). A load replaces what
-    the connection held.
+    (`event_columns`; those of LATER_EVENT_COLUMNS may be missing), as the `events` dataset
+    of `mur-trace export` holds them; other columns (the export's `date` and `capsule`)
+    are ignored, values are cast to the loader's types (JSON arrives as text from Parquet).
+    It must hold every event of each of its traces: a finding depends on its whole trace,
+    and on nothing else. `traces` is derived from the events
+    (queries/load/traces_of_events.sql). A load replaces what the connection held.
     """
     columns = event_columns()
-    missing = [name for name, _ in columns if name not in events.schema.names]
+    names = events.schema.names
+    missing = [n for n, _ in columns if n not in names and n not in LATER_EVENT_COLUMNS]
     if missing:
         raise MurTraceError(
             E_IO_003,
@@ -703,7 +709,10 @@ def load_events(con: duckdb.DuckDBPyConnection, events: Any) -> None:
     drop_loaded(con)
     create_macros(con)
     # our own column names and types, never the data's
-    select = ", ".join(f'CAST("{name}" AS {kind}) AS "{name}"' for name, kind in columns)
+    given = {name: f'"{name}"' for name in names}
+    select = ", ".join(
+        f'CAST({given.get(name, "NULL")} AS {kind}) AS "{name}"' for name, kind in columns
+    )
     con.register("loaded_events", events)
     try:
         con.execute(f"CREATE OR REPLACE TABLE events AS SELECT {select} FROM loaded_events")

@@ -8,14 +8,16 @@ import json
 import shutil
 from pathlib import Path
 
+import duckdb
 import pytest
 from typer.testing import CliRunner
 
 import mur_trace
-from mur_trace import formats
+from mur_trace import formats, queries
 from mur_trace.catalog import ingest
 from mur_trace.cli import app
 from mur_trace.errors import MurTraceError
+from mur_trace.load import connect, load_events
 
 runner = CliRunner()
 REAL = Path(__file__).resolve().parent / "fixtures" / "real"
@@ -619,8 +621,7 @@ def test_the_sessions_of_one_file_are_counted_together_and_listed_apart(tmp_path
     )
 
     # the sessions of a file in the order of their ids, whatever the threads did (each
-    # reads a file of its own twice: the reference policy matches reads across the sessions
-    # of one file, a gap the context policy, which starts a context at each, does not have)
+    # reads a file of its own twice)
     def twice(instance: str) -> dict:
         history = [read(1, "r1"), seen(2, 1), read(3, "r2"), seen(4, 3)]
         for event in history[0::2]:
@@ -636,6 +637,62 @@ def test_the_sessions_of_one_file_are_counted_together_and_listed_apart(tmp_path
         )
         codes = json.loads(runner.invoke(app, ["report", str(both), "-f", "json"]).stdout)
         assert [s["session_id"] for s in codes["sessions"]] == ["i1", "i2"]
+
+
+def test_the_reference_policy_keeps_the_history_of_each_session_of_a_file(
+    tmp_path: Path,
+) -> None:
+    """Two OpenHands instances in one output, two agents in two containers: i1 reads
+    /w/a.py (turn 0) and /w/b.py (turn 1); i2 reads /w/a.py at turns 0 and 1. i2's first
+    read repeats nothing it held (it was i1's history, which the reference policy matched
+    across the file before); its second re-reads its own turn 0. So one finding, whether
+    read from the file, from a catalog or from an export's events, where the session of
+    each line travels with it (an older export, without it, is one history a file)."""
+
+    def read(n: int, path: str, response: str) -> dict:
+        return {"id": n, "source": "agent", "action": "read", "args": {"path": path},
+                "tool_call_metadata": {"model_response": {"id": response}}}  # fmt: skip
+
+    def seen(n: int) -> dict:
+        return {"id": n, "source": "environment", "observation": "read", "cause": n - 1,
+                "content": "x"}  # fmt: skip
+
+    out = write(tmp_path / "o" / "output.jsonl", [
+        {"instance_id": "i1",
+         "history": [read(1, "/w/a.py", "r1"), seen(2), read(3, "/w/b.py", "r2"), seen(4)]},
+        {"instance_id": "i2",
+         "history": [read(1, "/w/a.py", "r3"), seen(2), read(3, "/w/a.py", "r4"), seen(4)]},
+    ])  # fmt: skip
+    found = runner.invoke(app, ["redundant", str(out), "-f", "csv"])
+    assert found.exit_code == 0, found.output
+    rows = [line.split(",") for line in found.stdout.splitlines()]
+    picked = [(r[0], r[4], r[5], r[6], r[10]) for r in rows]  # id, turn, tool, resource, prior
+    assert picked == [
+        ("session_id", "turn", "tool_name", "resource", "prior_turn"),
+        ("i2", "1", "read", "/w/a.py", "0"),
+    ]
+    db = tmp_path / "c.duckdb"
+    ingest(db, [out])
+    from_db = mur_trace.find_redundant(db=db).relation
+    assert from_db.select("session_id, turn, prior_turn").fetchall() == [("i2", 1, 0)]
+    export = tmp_path / "export"
+    assert runner.invoke(app, ["export", str(out), "--parquet", str(export)]).exit_code == 0
+    con = duckdb.connect()
+    con.execute(
+        f"CREATE VIEW events AS SELECT * FROM read_parquet('{export}/events/**/*.parquet', "
+        "hive_partitioning = true)"
+    )
+    con.execute(f"CREATE VIEW tool_calls AS {queries.get('events/tool_calls').sql}")
+    reference = con.sql(queries.get("redundant/reference").sql)
+    assert reference.select("session_id, turn, prior_turn").fetchall() == [("i2", 1, 0)]
+    older = con.sql("SELECT * EXCLUDE (file_session) FROM events").to_arrow_table()
+    mine = connect()
+    load_events(mine, older)
+    again = mur_trace.Trace(mine, []).redundant_calls().order("line")
+    assert again.select("session_id, turn, prior_turn").fetchall() == [
+        ("i2", 0, 0),
+        ("i2", 1, 0),
+    ]
 
 
 def test_a_murmur_trace_is_one_session_whatever_ids_its_lines_name(tmp_path: Path) -> None:

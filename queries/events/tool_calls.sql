@@ -33,6 +33,7 @@
 -- @column changed_paths   VARCHAR[] Files the call changed besides its resource, where the format says (a Codex patch).
 -- @column first_line      BIGINT   First line of its file a read returned, where the format says.
 -- @column last_line       BIGINT   Last line it returned (NULL with first_line: to the end of the file).
+-- @column file_session    VARCHAR  Its session, in a file of several sessions (an OpenHands output); else NULL.
 WITH candidates AS (
     SELECT
         input,
@@ -120,5 +121,6 @@ SELECT
     result_whole,
     changed_paths,
     first_line,
-    last_line
+    last_line,
+    file_session
 FROM calls

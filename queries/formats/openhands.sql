@@ -31,6 +31,7 @@
 -- @column event_id    VARCHAR  A tool call's action id.
 -- @column first_line  BIGINT   First line of the file a read returned, when known.
 -- @column last_line   BIGINT   Last line it returned (NULL: to the end).
+-- @column file_session VARCHAR The session the event belongs to (`session_id`): a file holds several.
 WITH tools(tool, effect) AS (
     -- what OpenHands' actions do to the path they name
     VALUES ('read', 'read'), ('edit', 'mutate'), ('write', 'mutate')
@@ -264,7 +265,7 @@ events AS (
         (SELECT count(*) FROM calls AS c WHERE c.trace_path = i.trace_path AND c.session_id = i.session_id AND c.action = 'run') AS total_shell_calls
     FROM instances AS i
 )
-SELECT *, NULL::VARCHAR AS problem, false AS torn
+SELECT *, session_id AS file_session, NULL::VARCHAR AS problem, false AS torn
 FROM events
 UNION ALL BY NAME
 SELECT

@@ -45,6 +45,7 @@
 -- @column changed_paths VARCHAR[]  Files an apply_patch changed.
 -- @column first_line    BIGINT     First line of the file a `view` with a range returned.
 -- @column last_line     BIGINT     Last line it returned (NULL: to the end).
+-- @column file_session  VARCHAR    The session the event belongs to (`session_id`): a file holds several.
 WITH tools(tool, effect) AS (
     -- what GitHub Copilot CLI's own tools do to the path their arguments name; a tool not
     -- listed declares nothing (its effect is unknown); bash goes through shell inference
@@ -415,7 +416,7 @@ events AS (
         round(elapsed(b.first_ns, b.last_ns) / 1000000)::BIGINT AS duration_ms
     FROM blocks AS b
 )
-SELECT *, NULL::VARCHAR AS problem, false AS torn
+SELECT *, session_id AS file_session, NULL::VARCHAR AS problem, false AS torn
 FROM events
 UNION ALL BY NAME
 SELECT

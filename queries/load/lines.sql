@@ -35,6 +35,9 @@
 -- @column changed_paths VARCHAR[] Files a call changed besides its resource (NULL here; a Codex patch).
 -- @column first_line   BIGINT   First line of its file a read returned (NULL here: unknown).
 -- @column last_line    BIGINT   Last line it returned (NULL: to the end, or unknown).
+-- @column file_session VARCHAR  The session of a file of several sessions the line belongs to (NULL
+--                               here: a Murmur trace is one session, whatever ids its lines name;
+--                               the readers of formats whose files hold several set it).
 WITH split AS MATERIALIZED (
     -- split as every reader splits (queries/functions/file_lines.sql); materialised, so
     -- that the parse below runs in parallel over chunks of lines, not over chunks of
@@ -176,7 +179,8 @@ SELECT
     NULL::BOOLEAN AS result_whole,
     NULL::VARCHAR[] AS changed_paths,
     NULL::BIGINT AS first_line,
-    NULL::BIGINT AS last_line
+    NULL::BIGINT AS last_line,
+    NULL::VARCHAR AS file_session
 FROM named
 UNION ALL BY NAME
 SELECT trace_path, 0 AS line, 'not valid UTF-8 text' AS problem

@@ -1,7 +1,9 @@
 -- Redundant calls, reference semantics (`--policy reference`, SPEC section 3).
 --
--- History is kept per trace file in line order and never reset. Over the tool calls that
--- have an identity, partitioned by (trace, identity) and ordered by line, a call is
+-- History is kept per trace file in line order and never reset (in a file of several
+-- sessions, an OpenHands output's instances, per session: `file_session`, NULL in a Murmur
+-- trace, which is one). Over the tool calls that have an identity, partitioned by (trace,
+-- session of the file, identity) and ordered by line, a call is
 -- redundant when its effect is exactly `read` and the previous call on that identity was
 -- a `read` too; that previous call is its prior. Any other effect (mutate, unknown,
 -- absent) breaks the chain, so the next read is not redundant. `status` plays no part.
@@ -27,7 +29,7 @@ WITH history AS (
         lag(turn) OVER identity AS prior_turn
     FROM tool_calls
     WHERE resource IS NOT NULL
-    WINDOW identity AS (PARTITION BY trace_path, resource ORDER BY line)
+    WINDOW identity AS (PARTITION BY trace_path, file_session, resource ORDER BY line)
 )
 SELECT
     session_id,
