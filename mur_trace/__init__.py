@@ -259,6 +259,7 @@ def run_over_catalog(
     limit = batch_events or CATALOG_BATCH_EVENTS
     every = [path for (path,) in con.execute("SELECT trace_path FROM traces").fetchall()]
     analysed = analysed_paths(con)
+    sessions = whole.session_count()
     made: set[str] = set()
     batch: list[str] = []
     held = 0
@@ -286,7 +287,7 @@ def run_over_catalog(
         unshadow(con)
     else:
         shadow(con, every)
-    return Batched(con, len(analysed), whole.skipped, whole.warnings)
+    return Batched(con, sessions, whole.skipped, whole.warnings)
 
 
 def find_redundant(
@@ -357,6 +358,9 @@ def find_loops(
     return _found(done)
 
 
+#: A summarised Trace counts its sessions by their metrics' rows: it holds no events.
+COUNTED = {"session_count": "SELECT count(*)::BIGINT AS sessions FROM session_metrics"}
+
 #: What a batch keeps for the per-session analyses (`summarise`): the per-session metrics
 #: of the policy, the tasks and the shell exit codes they are reported with, the traces.
 SUMMARY_TABLES = ("session_metrics", "tasks", "shell_exit_codes", "traces")
@@ -396,7 +400,11 @@ def summarise(
             return load(paths, db=db, policy=policy, rules=rules, effects=effects,
                         require_readable=False)  # fmt: skip
         declared = read_effects(effects) if effects is not None else None
-        overrides = {**OVERRIDES, "session_metrics": "SELECT * FROM kept_session_metrics"}
+        overrides = {
+            **OVERRIDES,
+            "session_metrics": "SELECT * FROM kept_session_metrics",
+            **COUNTED,
+        }
         return Trace(done.con, done.skipped, policy, overrides, rules=rules, effects=declared)
 
     def keep(trace: Trace) -> dict[str, duckdb.DuckDBPyRelation]:
@@ -428,4 +436,4 @@ def summarise(
     create_settings(con)
     create_macros(con)
     overrides = {name: f"SELECT * FROM kept_{name}" for name in SUMMARY_TABLES[:3]}
-    return Trace(con, done.skipped, policy, overrides, rules=rules)
+    return Trace(con, done.skipped, policy, {**overrides, **COUNTED}, rules=rules)

@@ -627,7 +627,7 @@ def check(
             )
         )
         # the sessions checked: each of a file of several (an OpenHands output) too
-        sessions = trace.session_metrics().count("*").fetchall()[0][0]
+        sessions = trace.session_count()
         out = check_text(failures, sessions) if fmt is DocFormat.text else json_document(failures)
         typer.echo(out, nl=False)
     if failures:

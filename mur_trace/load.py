@@ -100,6 +100,7 @@ VIEWS: dict[str, str] = {
     "report": "metrics/report",
     "exit_status": "metrics/exit_status",
     "task_report": "metrics/task_report",
+    "session_count": "metrics/session_count",
 }
 
 #: Materialised relations (temporary tables `<name>_rows`, read through the view `<name>`:

@@ -318,8 +318,9 @@ class Trace:
         return plain(self.con.sql(query, params=params or None))
 
     def session_count(self) -> int:
-        """Number of analysed sessions (traces)."""
-        return self.con.table("traces").filter("error_code IS NULL").count("*").fetchall()[0][0]
+        """Number of analysed sessions: a trace file each, or each session of a file of
+        several (an OpenHands output), as `session_metrics` has a row for each."""
+        return self.sql("SELECT sessions FROM session_count").fetchall()[0][0]
 
     def _repr_html_(self) -> str:
         """A summary for notebooks: sessions, calls, findings and waste of the policy."""

@@ -637,6 +637,19 @@ def test_the_sessions_of_one_file_are_counted_together_and_listed_apart(tmp_path
         )
         codes = json.loads(runner.invoke(app, ["report", str(both), "-f", "json"]).stdout)
         assert [s["session_id"] for s in codes["sessions"]] == ["i1", "i2"]
+    # `redundant` counts sessions as `check` does, a block each, in the file's order (was:
+    # one block headed i2, `in 1 of 1 session`)
+    found = runner.invoke(app, ["redundant", str(both)]).stdout
+    assert found == (
+        f"i2  {both}\ncount:      1\n  turn 1  read  /w/i2.py  (re-reads turn 0)\n\n"
+        f"i1  {both}\ncount:      1\n  turn 1  read  /w/i1.py  (re-reads turn 0)\n\n"
+        "total:      2 redundant calls in 2 of 2 sessions\n"
+    )
+    found = runner.invoke(app, ["redundant", str(out), "--policy", "context"]).stdout
+    assert found.splitlines()[-2] == "total:      1 redundant call in 1 of 2 sessions"
+    assert repr(mur_trace.load([out])) == "<Trace: 2 sessions, 0 skipped>"
+    assert mur_trace.summarise([out]).session_count() == 2
+    assert mur_trace.find_loops([out, both]).sessions == 4
 
 
 def test_the_reference_policy_keeps_the_history_of_each_session_of_a_file(
@@ -673,8 +686,10 @@ def test_the_reference_policy_keeps_the_history_of_each_session_of_a_file(
     ]
     db = tmp_path / "c.duckdb"
     ingest(db, [out])
-    from_db = mur_trace.find_redundant(db=db).relation
-    assert from_db.select("session_id, turn, prior_turn").fetchall() == [("i2", 1, 0)]
+    from_db = mur_trace.find_redundant(db=db)
+    assert from_db.relation.select("session_id, turn, prior_turn").fetchall() == [("i2", 1, 0)]
+    assert from_db.sessions == 2
+    assert mur_trace.find_redundant(db=db, policy="context").sessions == 2
     export = tmp_path / "export"
     assert runner.invoke(app, ["export", str(out), "--parquet", str(export)]).exit_code == 0
     con = duckdb.connect()

@@ -1,12 +1,15 @@
--- Findings as text, in `mur trace`'s line format: one block per trace file.
+-- Findings as text, in `mur trace`'s line format: one block per session.
 --
 -- Reads `findings`: rows of a finding schema (redundant calls of either policy, or loops)
 -- with `rule` (NULL when the schema has none) and `verb` (`re-reads`, `repeats`) added.
--- A block is the session id and trace path, the number of findings, then one line per
--- finding in line order: `  turn T  TOOL  RESOURCE  (VERB turn P)`, with `  [RULE]` when
+-- A block is a session: the findings of one trace file that name one session id, so each
+-- instance of an OpenHands output has its own (a Murmur trace names one: its calls would
+-- name several only if written by hand). It is the session id and trace path, the number
+-- of findings, then one line per finding in line order: `  turn T  TOOL  RESOURCE  (VERB turn P)`, with `  [RULE]` when
 -- there is a rule; a missing value shows as `—`, control characters escaped
 -- (functions/visible.sql); a blank line ends the block. Blocks come
--- in trace path order (`show` writes its few lines alike: render.redundant_line).
+-- in trace path order, then in the order of their first lines (`show` writes its few lines
+-- alike: render.redundant_line).
 -- Rendering is here, not in a Python loop: a fleet has hundreds of
 -- thousands of findings. The caller writes the total under the blocks from their sums.
 -- @column trace_path     VARCHAR  The trace file of the block.
@@ -18,7 +21,7 @@
 -- @column context_tokens HUGEINT  Tokens re-sent because of them (NULL without waste columns).
 SELECT
     trace_path,
-    visible(arg_min(session_id, line)) || '  ' || visible(trace_path) || chr(10)
+    visible(session_id) || '  ' || visible(trace_path) || chr(10)
         || 'count:      ' || count(*) || chr(10)
         || string_agg(
             '  turn ' || coalesce(turn::VARCHAR, '—')
@@ -35,5 +38,5 @@ SELECT
     sum(est_tokens) AS est_tokens,
     sum(context_tokens) AS context_tokens
 FROM findings
-GROUP BY trace_path
-ORDER BY trace_path
+GROUP BY trace_path, session_id
+ORDER BY trace_path, min(line)
