@@ -710,6 +710,35 @@ def test_the_reference_policy_keeps_the_history_of_each_session_of_a_file(
     ]
 
 
+def test_an_instance_without_an_id_is_a_session_of_its_own(tmp_path: Path) -> None:
+    """An OpenHands output whose second line has no `instance_id`: both lines read a file
+    twice. The second is its own session, named by its line (`line-2`), not taken into
+    i1, the first session of the file, whose id loading gives a line that names none."""
+
+    def twice(path: str) -> list[dict]:
+        return [
+            {"id": n, "source": "agent", "action": "read", "args": {"path": path},
+             "tool_call_metadata": {"model_response": {"id": f"r{n}"}}} if n % 2 else
+            {"id": n, "source": "environment", "observation": "read", "cause": n - 1,
+             "content": "x"}
+            for n in (1, 2, 3, 4)
+        ]  # fmt: skip
+
+    out = write(tmp_path / "output.jsonl", [
+        {"instance_id": "i1", "history": twice("/w/a.py")},
+        {"history": twice("/w/b.py")},
+    ])  # fmt: skip
+    found = runner.invoke(app, ["redundant", str(out)])
+    assert found.exit_code == 0, found.output
+    assert found.stdout == (
+        f"i1  {out}\ncount:      1\n  turn 1  read  /w/a.py  (re-reads turn 0)\n\n"
+        f"line-2  {out}\ncount:      1\n  turn 1  read  /w/b.py  (re-reads turn 0)\n\n"
+        "total:      2 redundant calls in 2 of 2 sessions\n"
+    )
+    metrics = mur_trace.load([out]).session_metrics().order("session_id")
+    assert metrics.select("session_id, total_turns").fetchall() == [("i1", 2), ("line-2", 2)]
+
+
 def test_a_murmur_trace_is_one_session_whatever_ids_its_lines_name(tmp_path: Path) -> None:
     """Two Murmur traces written one after the other into one file (start A, end A: 5
     turns, failed; start B, end B: 3 turns, ok), and a call whose line names a third id:

@@ -6,7 +6,8 @@
 -- `id`. A line of the file holds a whole session, so here `line` numbers positions in the
 -- file instead: each instance takes a block of `len(history) + 2` positions after the
 -- previous one's (its `session_start`, its history events in order, its `session_end`);
--- `session_id` is the `instance_id` (`<id>~2` for a second run of it in the file), and a
+-- `session_id` is the `instance_id` (`<id>~2` for a second run of it in the file, `line-N`
+-- for an instance without one on line N), and a
 -- finding's `call_id` the action's `id`.
 -- - `session_start`: capsule `openhands` (`metadata.agent_class`), its model; a new
 --   instance is a new context;
@@ -59,10 +60,12 @@ instances AS (
         trace_path,
         line AS file_line,
         -- an instance run again in the same output (a retry) is a session of its own:
-        -- `<id>~2`, `<id>~3`, ... (its actions' ids start again from 1)
-        j.instance_id || CASE WHEN row_number() OVER (
+        -- `<id>~2`, `<id>~3`, ... (its actions' ids start again from 1); one without an id
+        -- is named by its line in the file (`line-3`): not the first session's, as loading
+        -- would name a line that says none
+        coalesce(j.instance_id, 'line-' || line) || CASE WHEN row_number() OVER (
             PARTITION BY trace_path, j.instance_id ORDER BY line
-        ) > 1 THEN '~' || row_number() OVER (
+        ) > 1 AND j.instance_id IS NOT NULL THEN '~' || row_number() OVER (
             PARTITION BY trace_path, j.instance_id ORDER BY line
         ) ELSE '' END AS session_id,
         j.metadata.agent_class AS agent,
