@@ -148,6 +148,15 @@ class Findings:
     sessions: int
     skipped: list[Skipped]
     warnings: list[TraceWarning]
+    #: The files whose lines say which of their sessions they belong to
+    #: (queries/events/file_sessions.sql), of `relation`'s connection: the text output
+    #: makes a block of each of their sessions, of any other file one block. None: none.
+    file_sessions: duckdb.DuckDBPyRelation | None = None
+
+
+def _collected(trace: Trace, found: duckdb.DuckDBPyRelation) -> dict[str, duckdb.DuckDBPyRelation]:
+    """What a batch keeps of findings: them, and the files of several sessions."""
+    return {"found": found, "apart": trace.sql("SELECT * FROM file_sessions")}
 
 
 @dataclass(frozen=True)
@@ -313,11 +322,12 @@ def find_redundant(
     if db is not None and policy == "reference":  # stored in the catalog
         trace = load(paths, db=db, policy=policy, rules=rules, effects=effects)
         return Findings(
-            trace.redundant_calls(), trace.session_count(), trace.skipped, trace.warnings
-        )
+            trace.redundant_calls(), trace.session_count(), trace.skipped, trace.warnings,
+            trace.sql("SELECT * FROM file_sessions"),
+        )  # fmt: skip
     if db is not None:
         done = run_over_catalog(
-            paths, db, lambda trace: {"found": trace.redundant_calls(policy)},
+            paths, db, lambda trace: _collected(trace, trace.redundant_calls(policy)),
             policy=policy, rules=rules, effects=effects,
         )  # fmt: skip
         return _found(done)
@@ -325,7 +335,7 @@ def find_redundant(
     quick = (lambda con: {"found": quick_findings(con)}) if policy == "reference" else None
     done = run_in_batches(
         paths,
-        lambda trace: {"found": trace.redundant_calls(policy)},
+        lambda trace: _collected(trace, trace.redundant_calls(policy)),
         workdir=workdir, policy=policy, rules=rules, effects=effects,
         batch_bytes=batch_bytes, progress=progress, format_in=format_in, quick=quick,
     )  # fmt: skip
@@ -335,7 +345,11 @@ def find_redundant(
 def _found(done: Batched) -> Findings:
     """The findings `done` collected (as `found`), in trace path and line order."""
     found = done.con.table("found").order("trace_path, line")
-    return Findings(found, done.sessions, done.skipped, done.warnings)
+    tables = {
+        name for (name,) in done.con.execute("SELECT table_name FROM duckdb_tables()").fetchall()
+    }
+    apart = done.con.table("apart") if "apart" in tables else None
+    return Findings(found, done.sessions, done.skipped, done.warnings, apart)
 
 
 def find_loops(
@@ -350,9 +364,11 @@ def find_loops(
     """The loops (`Trace.loops`) of every session, read in batches like `find_redundant`."""
     window = count_argument("window", window, optional=False)  # before any session is read
     if db is not None:
-        return _found(run_over_catalog(paths, db, lambda trace: {"found": trace.loops(window)}))
+        return _found(
+            run_over_catalog(paths, db, lambda trace: _collected(trace, trace.loops(window)))
+        )
     done = run_in_batches(
-        paths, lambda trace: {"found": trace.loops(window)}, workdir=workdir,
+        paths, lambda trace: _collected(trace, trace.loops(window)), workdir=workdir,
         batch_bytes=batch_bytes, format_in=format_in,
     )  # fmt: skip
     return _found(done)

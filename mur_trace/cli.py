@@ -27,7 +27,15 @@ import typer
 import typer.core
 import typer.main
 
-from . import find_loops, find_redundant, load, run_in_batches, run_over_catalog, summarise
+from . import (
+    Findings,
+    find_loops,
+    find_redundant,
+    load,
+    run_in_batches,
+    run_over_catalog,
+    summarise,
+)
 from .errors import (
     E_INTERRUPTED,
     E_IO_003,
@@ -527,25 +535,19 @@ def redundant(
             format_in=format_in,
         )
         _notify(found.skipped, found.warnings, strict)
-        _write_findings(found.relation, found.sessions, fmt, output)
+        _write_findings(found, fmt, output)
 
 
-def _write_findings(
-    findings: duckdb.DuckDBPyRelation,
-    sessions: int,
-    fmt: Format,
-    output: Path | None,
-    **text: str,
-) -> None:
+def _write_findings(found: Findings, fmt: Format, output: Path | None, **text: str) -> None:
     if fmt is Format.parquet:  # through _output too: a pipe is opened only when read
         with _output(output, binary=True) as out:
-            write_parquet(findings, out)
+            write_parquet(found.relation, out)
         return
     with _output(output) as out:
         if fmt is Format.text:
-            write_findings_text(findings, sessions, out, **text)
+            write_findings_text(found.relation, found.sessions, out, found.file_sessions, **text)
         else:
-            write_rows(findings, fmt, out)
+            write_rows(found.relation, fmt, out)
 
 
 @app.command()
@@ -571,7 +573,7 @@ def loops(
         _guard(output, paths, workdir, db)
         found = find_loops(paths, window=window, workdir=workdir, db=db, format_in=format_in)
         _notify(found.skipped, found.warnings, strict)
-        _write_findings(found.relation, found.sessions, fmt, output, noun="loop", verb="repeats")
+        _write_findings(found, fmt, output, noun="loop", verb="repeats")
 
 
 @app.command()

@@ -101,6 +101,7 @@ VIEWS: dict[str, str] = {
     "exit_status": "metrics/exit_status",
     "task_report": "metrics/task_report",
     "session_count": "metrics/session_count",
+    "file_sessions": "events/file_sessions",
 }
 
 #: Materialised relations (temporary tables `<name>_rows`, read through the view `<name>`:
@@ -671,8 +672,19 @@ def read_other_formats(con: duckdb.DuckDBPyConnection, files: Sequence[tuple[str
 
 
 #: Columns of `events` that exports of an older mur-trace lack: such events load with them
-#: NULL (`file_session`: every trace is then one session).
+#: NULL, `file_session` then filled as those exports were read (load/older_file_sessions.sql).
 LATER_EVENT_COLUMNS = frozenset({"file_session"})
+
+
+def check_event_columns(names: Iterable[str]) -> None:
+    """Refuse (E-IO-003) events that lack a column of `events`, but LATER_EVENT_COLUMNS."""
+    given = set(names)
+    missing = [n for n, _ in event_columns() if n not in given and n not in LATER_EVENT_COLUMNS]
+    if missing:
+        raise MurTraceError(
+            E_IO_003,
+            f"the events have no column {missing[0]!r}: not the events of `mur-trace export`",
+        )
 
 
 @cache
@@ -700,12 +712,7 @@ def load_events(con: duckdb.DuckDBPyConnection, events: Any) -> None:
     """
     columns = event_columns()
     names = events.schema.names
-    missing = [n for n, _ in columns if n not in names and n not in LATER_EVENT_COLUMNS]
-    if missing:
-        raise MurTraceError(
-            E_IO_003,
-            f"the events have no column {missing[0]!r}: not the events of `mur-trace export`",
-        )
+    check_event_columns(names)
     con.execute("SET preserve_insertion_order = false")
     drop_loaded(con)
     create_macros(con)
@@ -719,6 +726,8 @@ def load_events(con: duckdb.DuckDBPyConnection, events: Any) -> None:
         con.execute(f"CREATE OR REPLACE TABLE events AS SELECT {select} FROM loaded_events")
     finally:
         con.unregister("loaded_events")
+    if "file_session" not in names:
+        con.execute(queries.get("load/older_file_sessions").sql)
     con.execute(f"CREATE OR REPLACE TABLE traces AS {queries.get('load/traces_of_events').sql}")
     enumerate_trace_paths(con)
     create_settings(con)

@@ -181,15 +181,21 @@ def write_findings_text(
     findings: duckdb.DuckDBPyRelation,
     sessions_analysed: int,
     out: TextIO,
+    file_sessions: duckdb.DuckDBPyRelation | None = None,
     *,
     noun: str = "redundant call",
     verb: str = "re-reads",
 ) -> None:
     """Findings grouped by session, in `mur trace` line format, with a total.
 
-    DuckDB renders the blocks (queries/render/findings_text.sql): a fleet has hundreds of
-    thousands of findings, and a Python loop over them took longer than finding them.
+    A block is a trace file, or each session of a file in `file_sessions` (of the findings'
+    connection: queries/events/file_sessions.sql). DuckDB renders the blocks
+    (queries/render/findings_text.sql): a fleet has hundreds of thousands of findings, and
+    a Python loop over them took longer than finding them.
     """
+    if file_sessions is not None:
+        files = file_sessions.select("trace_path AS file_of_sessions")
+        findings = findings.join(files, "trace_path = file_of_sessions", how="left")
     columns = findings.columns
     has_waste = "est_tokens" in columns
     missing = {"rule": "VARCHAR", "est_tokens": "BIGINT", "context_tokens": "BIGINT"}
@@ -200,6 +206,9 @@ def write_findings_text(
                          "prior_turn", "output_bytes", "duration_ms", *missing)
         ),
         duckdb.ConstantExpression(verb).alias("verb"),
+        duckdb.SQLExpression(
+            "file_of_sessions IS NOT NULL" if file_sessions is not None else "false"
+        ).alias("apart"),
     )  # fmt: skip
     blocks = shaped.query("findings", queries.get("render/findings_text").sql)
     total = sessions_with = 0

@@ -33,7 +33,7 @@ from urllib.parse import unquote, urlparse
 
 from .effects import Effect, read_effects
 from .errors import E_CFG_003, E_IO_001, E_IO_003, E_IO_004, MurTraceError
-from .load import connect, event_columns, load_events, load_traces
+from .load import check_event_columns, connect, event_columns, load_events, load_traces
 from .trace import Trace, count_argument
 from .writes import replaced_directory
 
@@ -140,13 +140,9 @@ def loops(events: DataFrame, window: int = 5, *, partitions: int | None = None) 
 
 def find(events: DataFrame, detection: Detection, *, partitions: int | None = None) -> DataFrame:
     """The findings of `detection` over `events`, computed trace by trace on the workers."""
-    columns = [name for name, _ in event_columns()]
-    missing = [name for name in columns if name not in events.columns]
-    if missing:
-        raise MurTraceError(
-            E_IO_003,
-            f"the events have no column {missing[0]!r}: not the events of `mur-trace export`",
-        )
+    check_event_columns(events.columns)
+    # a column an older export lacks (LATER_EVENT_COLUMNS) is left for load_events to make
+    columns = [name for name, _ in event_columns() if name in events.columns]
     keys = ("trace_path",) if partitions is None else (partitions, "trace_path")
     by_trace = events.select(*columns).repartition(*keys).sortWithinPartitions("trace_path", "line")
     with _pandas_warning_ignored():

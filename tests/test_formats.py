@@ -660,7 +660,8 @@ def test_the_reference_policy_keeps_the_history_of_each_session_of_a_file(
     read repeats nothing it held (it was i1's history, which the reference policy matched
     across the file before); its second re-reads its own turn 0. So one finding, whether
     read from the file, from a catalog or from an export's events, where the session of
-    each line travels with it (an older export, without it, is one history a file)."""
+    each line travels with it (an older export, without it, takes it from the session
+    ids of a file whose session_starts name several)."""
 
     def read(n: int, path: str, response: str) -> dict:
         return {"id": n, "source": "agent", "action": "read", "args": {"path": path},
@@ -703,11 +704,11 @@ def test_the_reference_policy_keeps_the_history_of_each_session_of_a_file(
     older = con.sql("SELECT * EXCLUDE (file_session) FROM events").to_arrow_table()
     mine = connect()
     load_events(mine, older)
-    again = mur_trace.Trace(mine, []).redundant_calls().order("line")
-    assert again.select("session_id, turn, prior_turn").fetchall() == [
-        ("i2", 0, 0),
-        ("i2", 1, 0),
+    again = mur_trace.Trace(mine, [])
+    assert again.redundant_calls().select("session_id, turn, prior_turn").fetchall() == [
+        ("i2", 1, 0)
     ]
+    assert again.session_count() == 2
 
 
 def test_an_instance_without_an_id_is_a_session_of_its_own(tmp_path: Path) -> None:
@@ -772,6 +773,34 @@ def test_a_murmur_trace_is_one_session_whatever_ids_its_lines_name(tmp_path: Pat
     assert [x for x in text.splitlines() if x.startswith("  turn")] == [
         '  turn 0  read 4ms ✓  {"path":"a.txt"}  read 4ms ✓  {"path":"a.txt"}'
     ]
+
+
+def test_a_murmur_trace_whose_calls_name_several_ids_is_one_block(tmp_path: Path) -> None:
+    """A Murmur trace: session_start A, then three reads of x.rs whose lines name A, B, A.
+    The second and third re-read the one before (one history a file, as `mur trace`
+    keeps it): two findings, one session, so one block, headed by the first finding's id
+    (B's), `in 1 of 1 session`, for files and a catalog alike."""
+    a, b = "ses_" + "a" * 32, "ses_" + "b" * 32
+
+    def read(session: str, turn: int) -> dict:
+        return {"event_type": "tool_call", "session_id": session, "timestamp": 1,
+                "turn": turn, "tool_name": "read_file", "input": {"path": "x.rs"},
+                "state_effect": "read", "status": "ok"}  # fmt: skip
+
+    start = {"event_type": "session_start", "session_id": a, "timestamp": 1}
+    trace = write(tmp_path / "w" / a / "trace.jsonl", [start, read(a, 0), read(b, 1), read(a, 2)])
+    expected = (
+        f"{b}  {trace}\ncount:      2\n"
+        "  turn 1  read_file  x.rs  (re-reads turn 0)\n"
+        "  turn 2  read_file  x.rs  (re-reads turn 1)\n\n"
+        "total:      2 redundant calls in 1 of 1 session\n"
+    )
+    assert runner.invoke(app, ["redundant", str(trace)]).stdout == expected
+    db = tmp_path / "c.duckdb"
+    ingest(db, [trace])
+    assert runner.invoke(app, ["redundant", "--db", str(db)]).stdout == expected
+    context = runner.invoke(app, ["redundant", "--db", str(db), "--policy", "context"]).stdout
+    assert context.splitlines()[-2] == "total:      2 redundant calls in 1 of 1 session"
 
 
 def test_steps_match_a_turn_within_its_session(tmp_path: Path) -> None:

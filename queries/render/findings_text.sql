@@ -1,10 +1,11 @@
 -- Findings as text, in `mur trace`'s line format: one block per session.
 --
 -- Reads `findings`: rows of a finding schema (redundant calls of either policy, or loops)
--- with `rule` (NULL when the schema has none) and `verb` (`re-reads`, `repeats`) added.
--- A block is a session: the findings of one trace file that name one session id, so each
--- instance of an OpenHands output has its own (a Murmur trace names one: its calls would
--- name several only if written by hand). It is the session id and trace path, the number
+-- with `rule` (NULL when the schema has none), `verb` (`re-reads`, `repeats`) and `apart`
+-- (the file's lines say which of its sessions they belong to: events/file_sessions.sql)
+-- added. A block is a session: a trace file (a Murmur trace is one, whatever ids its lines
+-- name: its block is headed by its first finding's), or each session of a file `apart`
+-- (each instance of an OpenHands output). It is the session id and trace path, the number
 -- of findings, then one line per finding in line order: `  turn T  TOOL  RESOURCE  (VERB turn P)`, with `  [RULE]` when
 -- there is a rule; a missing value shows as `—`, control characters escaped
 -- (functions/visible.sql); a blank line ends the block. Blocks come
@@ -21,7 +22,7 @@
 -- @column context_tokens HUGEINT  Tokens re-sent because of them (NULL without waste columns).
 SELECT
     trace_path,
-    visible(session_id) || '  ' || visible(trace_path) || chr(10)
+    visible(arg_min(session_id, line)) || '  ' || visible(trace_path) || chr(10)
         || 'count:      ' || count(*) || chr(10)
         || string_agg(
             '  turn ' || coalesce(turn::VARCHAR, '—')
@@ -38,5 +39,5 @@ SELECT
     sum(est_tokens) AS est_tokens,
     sum(context_tokens) AS context_tokens
 FROM findings
-GROUP BY trace_path, session_id
+GROUP BY trace_path, CASE WHEN apart THEN session_id END
 ORDER BY trace_path, min(line)
