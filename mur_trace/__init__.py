@@ -168,6 +168,8 @@ class Batched:
     sessions: int
     skipped: list[Skipped]
     warnings: list[TraceWarning]
+    #: The names of the tables collected: a relation no batch gave has none.
+    tables: frozenset[str] = frozenset()
 
 
 def run_in_batches(
@@ -238,7 +240,7 @@ def run_in_batches(
     if len(skipped) == len(files):
         raise MurTraceError(skipped[0].code, skipped[0].message)
     drop_loaded(con)  # the caller holds what was collected, not the last batch's events
-    return Batched(con, sessions, skipped, warnings)
+    return Batched(con, sessions, skipped, warnings, frozenset(made))
 
 
 #: How many events make a batch of a catalog's traces (`run_over_catalog`): about what
@@ -296,7 +298,7 @@ def run_over_catalog(
         unshadow(con)
     else:
         shadow(con, every)
-    return Batched(con, sessions, whole.skipped, whole.warnings)
+    return Batched(con, sessions, whole.skipped, whole.warnings, frozenset(made))
 
 
 def find_redundant(
@@ -321,10 +323,10 @@ def find_redundant(
     """
     if db is not None and policy == "reference":  # stored in the catalog
         trace = load(paths, db=db, policy=policy, rules=rules, effects=effects)
+        kept = _collected(trace, trace.redundant_calls())
         return Findings(
-            trace.redundant_calls(), trace.session_count(), trace.skipped, trace.warnings,
-            trace.sql("SELECT * FROM file_sessions"),
-        )  # fmt: skip
+            kept["found"], trace.session_count(), trace.skipped, trace.warnings, kept["apart"]
+        )
     if db is not None:
         done = run_over_catalog(
             paths, db, lambda trace: _collected(trace, trace.redundant_calls(policy)),
@@ -345,10 +347,7 @@ def find_redundant(
 def _found(done: Batched) -> Findings:
     """The findings `done` collected (as `found`), in trace path and line order."""
     found = done.con.table("found").order("trace_path, line")
-    tables = {
-        name for (name,) in done.con.execute("SELECT table_name FROM duckdb_tables()").fetchall()
-    }
-    apart = done.con.table("apart") if "apart" in tables else None
+    apart = done.con.table("apart") if "apart" in done.tables else None
     return Findings(found, done.sessions, done.skipped, done.warnings, apart)
 
 
@@ -442,11 +441,8 @@ def summarise(
         return load(paths, workdir=workdir, policy=policy, require_readable=False,
                     format_in=format_in)  # fmt: skip
     con = done.con
-    for name in SUMMARY_TABLES:
-        if not con.execute(
-            "SELECT count(*) FROM duckdb_tables() WHERE table_name = $n", {"n": f"kept_{name}"}
-        ).fetchall()[0][0]:
-            raise MurTraceError(done.skipped[0].code, done.skipped[0].message)
+    if any(f"kept_{name}" not in done.tables for name in SUMMARY_TABLES):
+        raise MurTraceError(done.skipped[0].code, done.skipped[0].message)
     # the traces of every batch, the unreadable ones too, in the order they were asked for
     con.execute("CREATE OR REPLACE TABLE traces AS SELECT * FROM kept_traces")
     create_settings(con)

@@ -3,10 +3,10 @@
 -- Identity fields come from the last `session_start`, totals from the last `session_end`,
 -- as `mur trace` reads them (an attempt or a task block writes one pair each). A trace cut
 -- short has no `session_end`: its totals are NULL and `complete` is false. A file of
--- another format whose lines belong to several sessions (`file_session`: an OpenHands
--- output, one instance a line) counts them together: its totals add up the last `session_end` of each
--- session, its exit status is theirs when they all agree (else NULL), and it is complete
--- when one of them ended. A Murmur trace is one session, whatever ids its lines name.
+-- another format whose lines belong to several sessions (events/file_sessions.sql: an
+-- OpenHands output, one instance a line) counts them together: its totals add up the last
+-- `session_end` of each session, its exit status is theirs when they all agree (else
+-- NULL), and it is complete when one of them ended. A Murmur trace is one session, whatever ids its lines name.
 -- @column session_id          VARCHAR    Session id of the trace.
 -- @column trace_path          VARCHAR    The trace file.
 -- @column created_ms          BIGINT     Creation time from the UUID v7 session id (Unix ms), NULL if not one.
@@ -25,8 +25,8 @@
 -- @column has_session_start   BOOLEAN    The trace has a session_start.
 -- @column has_session_end     BOOLEAN    The trace has a session_end.
 -- @column complete            BOOLEAN    The trace has both.
--- @column sessions_in_file    BIGINT     Sessions the file holds: the sessions its lines belong to
---                                        (`file_session`) in a file of a format that holds several,
+-- @column sessions_in_file    BIGINT     Sessions the file holds: those its lines belong to in a file
+--                                        of a format that holds several (events/file_sessions.sql),
 --                                        else 1, or 0 without a session_start.
 WITH per_trace AS (
     SELECT
@@ -38,17 +38,14 @@ WITH per_trace AS (
         arg_max(model, line) FILTER (WHERE event_type = 'session_start') AS model,
         arg_max(max_turns, line) FILTER (WHERE event_type = 'session_start') AS max_turns,
         count(*) FILTER (WHERE event_type = 'session_start') > 0 AS has_start,
-        count(DISTINCT file_session) AS file_sessions,
         max(line) FILTER (WHERE event_type = 'session_end') AS end_line
     FROM events
     GROUP BY trace_path
 ),
 files AS (
-    SELECT
-        *,
-        CASE WHEN file_sessions > 0 THEN file_sessions ELSE has_start::BIGINT END
-            AS sessions_in_file
-    FROM per_trace
+    SELECT p.*, coalesce(f.sessions, p.has_start::BIGINT) AS sessions_in_file
+    FROM per_trace AS p
+    LEFT JOIN file_sessions AS f USING (trace_path)
 ),
 -- the session_end that gives the totals: the last one, or, in a file of several sessions,
 -- the last one of each session

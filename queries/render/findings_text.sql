@@ -6,7 +6,8 @@
 -- added. A block is a session: a trace file (a Murmur trace is one, whatever ids its lines
 -- name: its block is headed by its first finding's), or each session of a file `apart`
 -- (each instance of an OpenHands output). It is the session id and trace path, the number
--- of findings, then one line per finding in line order: `  turn T  TOOL  RESOURCE  (VERB turn P)`, with `  [RULE]` when
+-- of findings, then one line per finding in line order:
+-- `  turn T  TOOL  RESOURCE  (VERB turn P)`, with `  [RULE]` when
 -- there is a rule; a missing value shows as `—`, control characters escaped
 -- (functions/visible.sql); a blank line ends the block. Blocks come
 -- in trace path order, then in the order of their first lines (`show` writes its few lines
