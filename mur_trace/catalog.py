@@ -603,7 +603,20 @@ def analysed_paths(con: duckdb.DuckDBPyConnection) -> list[tuple[str, int]]:
     ).fetchall()
 
 
-def session_paths(con: duckdb.DuckDBPyConnection) -> tuple[dict[str, str], dict[str, int | None]]:
+@dataclass(frozen=True)
+class SessionNames:
+    """The names session arguments give a catalog's traces (`session_paths`)."""
+
+    #: name -> trace path, oldest first: what `@N`, `--last` and `--since` count
+    paths: dict[str, str]
+    #: name -> when the session was created (Unix ms, None when unknown)
+    created: dict[str, int | None]
+    #: the other sessions of a file of several (an OpenHands output), name -> that file:
+    #: each names it too, as `check` and `report` print them
+    also: dict[str, str]
+
+
+def session_paths(con: duckdb.DuckDBPyConnection) -> SessionNames:
     """The catalog's sessions, by the name session arguments address -> trace path, oldest
     first, and when each was created (Unix ms, None when unknown).
 
@@ -615,7 +628,9 @@ def session_paths(con: duckdb.DuckDBPyConnection) -> tuple[dict[str, str], dict[
     and the others are `<name>~2`, `<name>~3`, ... A Murmur session was created when its
     id says (`sessions.created_ms`, as `mur trace` orders sessions); another agent's, whose
     id says no time, at its first event's timestamp. Sessions of unknown time come first,
-    and by name where times are equal."""
+    and by name where times are equal. The other sessions of a file of several (its
+    `file_session`s but the one it is named by) name that file too, in `also`, under a
+    name no other session has (`~2`, ... as above)."""
     rows = con.execute(
         "SELECT trace_path, session_id FROM main.traces ORDER BY trace_path"
     ).fetchall()
@@ -631,21 +646,36 @@ def session_paths(con: duckdb.DuckDBPyConnection) -> tuple[dict[str, str], dict[
                 {"paths": undated},
             ).fetchall()
         )
+    taken: set[str] = set()
+
+    def unique(name: str) -> str:
+        named, n = name, 1
+        while named in taken:
+            n += 1
+            named = f"{name}~{n}"
+        taken.add(named)
+        return named
+
     found: dict[str, tuple[str, int | None]] = {}
     for path, session_id in rows:
         name = catalog_name(session_id) if session_id else Path(path).parent.name
-        unique, n = name, 1
-        while unique in found:
-            n += 1
-            unique = f"{name}~{n}"
-        found[unique] = (path, created[path])
+        found[unique(name)] = (path, created[path])
     order = sorted(found, key=lambda name: (found[name][1] is not None, found[name][1] or 0, name))
-    return {name: found[name][0] for name in order}, {name: found[name][1] for name in order}
+    # a Murmur trace has none (a row group of NULLs is skipped by its statistics)
+    several = con.execute(
+        "SELECT DISTINCT e.trace_path, e.file_session FROM main.events AS e "
+        "JOIN main.traces AS t USING (trace_path) "
+        "WHERE e.file_session IS NOT NULL AND e.file_session IS DISTINCT FROM t.session_id "
+        "ORDER BY ALL"
+    ).fetchall()
+    also = {unique(catalog_name(session)): path for path, session in several}
+    return SessionNames(
+        {name: found[name][0] for name in order}, {name: found[name][1] for name in order}, also
+    )
 
 
-def catalog_sessions(db: str | os.PathLike[str]) -> tuple[dict[str, str], dict[str, int | None]]:
-    """A catalog's sessions, name -> trace path, oldest first, and their creation times
-    (`session_paths`)."""
+def catalog_sessions(db: str | os.PathLike[str]) -> SessionNames:
+    """The names of a catalog's sessions (`session_paths`)."""
     con = open_catalog(db)
     try:
         return session_paths(con)

@@ -372,6 +372,8 @@ class _Source:
     where: str | None = None
     #: with --db, when each of `known` was created (catalog.session_paths)
     created: dict[str, int | None] | None = None
+    #: with --db, the other sessions of its files of several, name -> trace path
+    also: dict[str, str] | None = None
 
 
 def _source(workdir: Path, db: Path | None) -> _Source:
@@ -379,13 +381,13 @@ def _source(workdir: Path, db: Path | None) -> _Source:
         return _Source(workdir)
     from .catalog import catalog_sessions
 
-    known, created = catalog_sessions(db)
-    return _Source(workdir, known, f"catalog {db}", created)
+    names = catalog_sessions(db)
+    return _Source(workdir, names.paths, f"catalog {db}", names.created, names.also)
 
 
 def _resolve(arg: str | None, source: _Source, label: str | None = None) -> Path:
     """A session argument as a trace path: a workdir's, or, with --db, the catalog's."""
-    return resolve_session(arg, source.workdir, label, source.known, source.where)
+    return resolve_session(arg, source.workdir, label, source.known, source.where, source.also)
 
 
 def _rules(rule: list[str] | None, no_rule: list[str] | None) -> dict[str, bool]:
@@ -768,7 +770,7 @@ def report(
         source = _source(workdir, db)
         paths = select_sessions(
             sessions or [], workdir, last=last, since=since, known=source.known,
-            where=source.where, created=source.created,
+            where=source.where, created=source.created, also=source.also,
         )  # fmt: skip
         if db is not None and not sessions and last is None and since is None:
             paths = None  # the whole catalog is every trace it holds, named or not

@@ -281,6 +281,7 @@ def resolve_session(
     label: str | None = None,
     known: Mapping[str, str] | None = None,
     where: str | None = None,
+    also: Mapping[str, str] | None = None,
 ) -> Path:
     """The trace a session argument names (SPEC section 4).
 
@@ -291,15 +292,18 @@ def resolve_session(
     (`before: ...`) where two arguments are resolved. `known` replaces the workdir's session
     directories (a catalog's sessions: name -> trace path), and `where` names it in
     messages; a session id with a `/` (`<session>/agent-<id>`), as `show` prints it, names
-    the catalog's `<session>:agent-<id>` when no such path exists.
+    the catalog's `<session>:agent-<id>` when no such path exists. `also` names more of the
+    catalog's traces (the other sessions of a file of several, `catalog.SessionNames`): by
+    name or suffix, never by ordinal; names that all lead to one trace are no ambiguity.
     """
     if arg is None:
         return _place(workdir, _newest(workdir, label, known, where)[-1], known)
     if not arg:  # as a suffix, it would match every session
         raise MurTraceError(E_TRC_002, _label(label, "the empty name names no session"))
     named = catalog_name(arg)
-    if known is not None and named in known and not os.path.lexists(arg):
-        return Path(known[named])
+    names = {**(also or {}), **known} if known is not None else None
+    if names is not None and named in names and not os.path.lexists(arg):
+        return Path(names[named])
     if is_literal(arg):
         return session_at(arg, label)
     if arg.startswith("@"):
@@ -310,8 +314,10 @@ def resolve_session(
             raise MurTraceError(E_TRC_002, _label(label, message))
         return _place(workdir, arg, known)
     suffix = arg.lower()
-    candidates = known if known is not None else session_dirs(workdir)
+    candidates = names if names is not None else session_dirs(workdir)
     matches = [name for name in candidates if name.lower().endswith(suffix)]
+    if names is not None and len({names[name] for name in matches}) == 1:
+        return Path(names[matches[0]])  # one trace, by one name or several
     if not matches:
         raise MurTraceError(
             E_TRC_002,
@@ -390,6 +396,7 @@ def select_sessions(
     known: Mapping[str, str] | None = None,
     where: str | None = None,
     created: Mapping[str, int | None] | None = None,
+    also: Mapping[str, str] | None = None,
 ) -> list[Path]:
     """The traces `report` covers: the named sessions (a directory of sessions names all
     of them: a workdir's, an agent's files), else the workdir's (or the catalog's: `known`,
@@ -410,7 +417,7 @@ def select_sessions(
                     raise MurTraceError(E_TRC_002, _not_one_session(arg, Path(arg)))
                 found.extend(Path(t) for t in traces)
             else:
-                found.append(resolve_session(arg, workdir, known=known, where=where))
+                found.append(resolve_session(arg, workdir, known=known, where=where, also=also))
         return found
     names = _newest(workdir, None, known, where)
     if since is not None:

@@ -740,6 +740,43 @@ def test_an_instance_without_an_id_is_a_session_of_its_own(tmp_path: Path) -> No
     assert metrics.select("session_id, total_turns").fetchall() == [("i1", 2), ("line-2", 2)]
 
 
+def test_every_session_of_a_file_of_several_names_it_in_a_catalog(tmp_path: Path) -> None:
+    """Two OpenHands outputs in a catalog: out1 holds instances a-1 and b-2, out2 holds
+    c-3 and b-2 again. A file is named by its first instance (a-1, c-3), and `report` and
+    `check` print the others too: each names its file for `show`, `steps` and `report`
+    (before: `no session found matching suffix 'b-2'`). out2's b-2 is `b-2~2`, a name of its
+    own; the suffix `2` names both files, an ambiguity; `@N` still counts files (2)."""
+
+    def instance(name: str) -> dict:
+        return {"instance_id": name, "history": [
+            {"id": 1, "source": "agent", "action": "read", "args": {"path": "/w/a.py"},
+             "tool_call_metadata": {"model_response": {"id": "r1"}}},
+            {"id": 2, "source": "environment", "observation": "read", "cause": 1,
+             "content": "x"},
+        ]}  # fmt: skip
+
+    out1 = write(tmp_path / "out1.jsonl", [instance("a-1"), instance("b-2")])
+    out2 = write(tmp_path / "out2.jsonl", [instance("c-3"), instance("b-2")])
+    db = tmp_path / "c.duckdb"
+    ingest(db, [out1, out2])
+    for name, first in (("b-2", "a-1"), ("B-2", "a-1"), ("b-2~2", "c-3"), ("3", "c-3")):
+        shown = runner.invoke(app, ["show", "--db", str(db), name])
+        assert shown.exit_code == 0, (name, shown.output)
+        assert f"\nsession:    {first}\nsessions:   2 in this file" in shown.stdout, name
+    steps = runner.invoke(app, ["steps", "--db", str(db), "b-2"])
+    assert steps.exit_code == 0, steps.output
+    assert steps.stdout.startswith("Session a-1  (2 turns)\n")
+    report = runner.invoke(app, ["report", "--db", str(db), "b-2~2"])
+    assert report.exit_code == 0, report.output
+    assert "\nSessions: 2  (" in report.stdout
+    ambiguous = runner.invoke(app, ["show", "--db", str(db), "2"])
+    assert ambiguous.exit_code == 2
+    assert ambiguous.output.startswith("error[E-TRC-002]: ambiguous: '2' matches 2 sessions")
+    assert ambiguous.output.endswith("\n  b-2\n  b-2~2\n")
+    beyond = runner.invoke(app, ["show", "--db", str(db), "@3"])
+    assert beyond.output == f"error[E-TRC-002]: @3 is out of range — catalog {db} has 2 sessions\n"
+
+
 def test_a_murmur_trace_is_one_session_whatever_ids_its_lines_name(tmp_path: Path) -> None:
     """Two Murmur traces written one after the other into one file (start A, end A: 5
     turns, failed; start B, end B: 3 turns, ok), and a call whose line names a third id:
