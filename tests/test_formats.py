@@ -740,6 +740,37 @@ def test_an_instance_without_an_id_is_a_session_of_its_own(tmp_path: Path) -> No
     assert metrics.select("session_id, total_turns").fetchall() == [("i1", 2), ("line-2", 2)]
 
 
+def test_a_generated_session_name_never_takes_a_real_one(tmp_path: Path) -> None:
+    """An OpenHands output of five instances, each reading /w/a.py twice: `i1~2`, `i1`,
+    `i1` again, `line-5`, and one without an id on line 5. The second `i1` would be
+    `i1~2`, the first line's real id: it is `i1~2~3` (its line); the instance without an
+    id would be `line-5`, the fourth's real id: it is `line-5~2`, the real one keeping its
+    name. Each is a session of its own, one finding each (before, two pairs shared a name,
+    and one's actions were paired with the other's observations: 15 findings in 3
+    sessions)."""
+    history = [
+        {"id": n, "source": "agent", "action": "read", "args": {"path": "/w/a.py"},
+         "tool_call_metadata": {"model_response": {"id": f"r{n}"}}} if n % 2 else
+        {"id": n, "source": "environment", "observation": "read", "cause": n - 1,
+         "content": "x"}
+        for n in (1, 2, 3, 4)
+    ]  # fmt: skip
+    out = write(tmp_path / "output.jsonl", [
+        {"instance_id": "i1~2", "history": history},
+        {"instance_id": "i1", "history": history},
+        {"instance_id": "i1", "history": history},
+        {"instance_id": "line-5", "history": history},
+        {"history": history},
+    ])  # fmt: skip
+    found = runner.invoke(app, ["redundant", str(out)])
+    assert found.exit_code == 0, found.output
+    block = "count:      1\n  turn 1  read  /w/a.py  (re-reads turn 0)\n\n"
+    names = ["i1~2", "i1", "i1~2~3", "line-5", "line-5~2"]
+    assert found.stdout == "".join(f"{name}  {out}\n{block}" for name in names) + (
+        "total:      5 redundant calls in 5 of 5 sessions\n"
+    )
+
+
 def test_every_session_of_a_file_of_several_names_it_in_a_catalog(tmp_path: Path) -> None:
     """Two OpenHands outputs in a catalog: out1 holds instances a-1 and b-2, out2 holds
     c-3 and b-2 again. A file is named by its first instance (a-1, c-3), and `report` and

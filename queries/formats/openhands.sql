@@ -6,7 +6,8 @@
 -- `id`. A line of the file holds a whole session, so here `line` numbers positions in the
 -- file instead: each instance takes a block of `len(history) + 2` positions after the
 -- previous one's (its `session_start`, its history events in order, its `session_end`);
--- `session_id` is the `instance_id` (`<id>~2` for a second run of it in the file, `line-N`
+-- `session_id` is the `instance_id` (`<id>~2` for a second run of it in the file, `<id>~2~N`
+-- when another instance is really named `<id>~2`, `line-N`
 -- for an instance without one on line N), and a
 -- finding's `call_id` the action's `id`.
 -- - `session_start`: capsule `openhands` (`metadata.agent_class`), its model; a new
@@ -55,19 +56,37 @@ parsed AS (
     FROM src
     WHERE raw IS NOT NULL
 ),
+-- each instance's name: its `instance_id`, or for one without, its line in the file
+-- (`line-3`: not the first session's, as loading would name a line that says none); a real
+-- id first among the instances that would share a name
+named AS (
+    SELECT
+        trace_path,
+        line,
+        j,
+        coalesce(j.instance_id, 'line-' || line) AS given,
+        row_number() OVER (
+            PARTITION BY trace_path, coalesce(j.instance_id, 'line-' || line)
+            ORDER BY j.instance_id IS NULL, line
+        ) AS run
+    FROM parsed
+    WHERE j IS NOT NULL AND j.history IS NOT NULL
+),
 instances AS (
     SELECT
         trace_path,
         line AS file_line,
         -- an instance run again in the same output (a retry) is a session of its own:
-        -- `<id>~2`, `<id>~3`, ... (its actions' ids start again from 1); one without an id
-        -- is named by its line in the file (`line-3`): not the first session's, as loading
-        -- would name a line that says none
-        coalesce(j.instance_id, 'line-' || line) || CASE WHEN row_number() OVER (
-            PARTITION BY trace_path, j.instance_id ORDER BY line
-        ) > 1 AND j.instance_id IS NOT NULL THEN '~' || row_number() OVER (
-            PARTITION BY trace_path, j.instance_id ORDER BY line
-        ) ELSE '' END AS session_id,
+        -- `<id>~2`, `<id>~3`, ... (its actions' ids start again from 1), and `<id>~2~<line>`
+        -- where another instance of the file is really named `<id>~2`: two sessions of one
+        -- name would pair one's actions with the other's observations
+        CASE
+            WHEN run = 1 THEN given
+            WHEN given || '~' || run IN (
+                SELECT o.given FROM named AS o WHERE o.trace_path = n.trace_path
+            ) THEN given || '~' || run || '~' || line
+            ELSE given || '~' || run
+        END AS session_id,
         j.metadata.agent_class AS agent,
         j.metadata.llm_config.model AS model,
         j.history,
@@ -75,8 +94,7 @@ instances AS (
             PARTITION BY trace_path ORDER BY line
             ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING
         ), 0) AS base
-    FROM parsed
-    WHERE j IS NOT NULL AND j.history IS NOT NULL
+    FROM named AS n
 ),
 history AS (
     SELECT
