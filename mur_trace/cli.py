@@ -994,14 +994,16 @@ def plot(
     kind: Annotated[PlotKind, typer.Argument(help="timeline (one session), waste or rate.")],
     paths: PathsArg = None,
     output: Annotated[
-        Path,
+        Path | None,
         typer.Option(
             "--output",
             "-o",
             parser=_file_name,
-            help="Image to write: .png, .svg or .pdf.",
+            help="Image to write: .png, .svg or .pdf (replaced if it exists). Default: "
+            "mur-trace.png, which replaces only an image mur-trace wrote.",
+            show_default=False,
         ),
-    ] = Path("mur-trace.png"),
+    ] = None,
     session: Annotated[
         str | None,
         typer.Option(help="For timeline: the session (any session argument; or give its path)."),
@@ -1015,6 +1017,9 @@ def plot(
     from . import plot as plots
 
     with _errors():
+        if output is None:
+            output = Path(plots.DEFAULT_IMAGE)
+            plots.check_default(output)
         if kind is PlotKind.timeline:
             if paths and (len(paths) > 1 or session is not None):
                 raise MurTraceError(E_USAGE, "plot timeline draws one session: name one")
@@ -1031,7 +1036,7 @@ def plot(
             figure = getattr(plots, kind.value)(trace)
         # a plot stopped midway leaves no cut image; a pipe nobody reads is an error
         with _output(output, binary=True) as image:
-            figure.savefig(image, format=plots.image_format(output), dpi=120)
+            plots.save(figure, image, output)
     typer.echo(f"wrote {output}")
 
 

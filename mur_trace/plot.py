@@ -12,7 +12,7 @@ import os
 from typing import TYPE_CHECKING, Any
 
 from . import queries
-from .errors import E_USAGE, MurTraceError, visible
+from .errors import E_IO_004, E_USAGE, MurTraceError, visible
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -25,6 +25,40 @@ _COLORS = {"read": "#1f77b4", "mutate": "#2ca02c", "unknown": "#7f7f7f", "redund
 
 #: What `savefig` writes, by file name extension.
 IMAGE_FORMATS = ("png", "svg", "pdf")
+
+#: The image `mur-trace plot` writes when no `-o` names one.
+DEFAULT_IMAGE = "mur-trace.png"
+
+#: What a PNG mur-trace wrote says of itself (a `tEXt` chunk, before the image data), so
+#: that the default image replaces only an image of its own.
+MARK = {"Software": "mur-trace"}
+
+
+def save(figure: Figure, image: Any, path: str | os.PathLike[str]) -> None:
+    """Write `figure` to the open file `image` in the format `path` names, marked (MARK)."""
+    kind = image_format(path)
+    figure.savefig(image, format=kind, dpi=120, metadata=MARK if kind == "png" else None)
+
+
+def check_default(path: str | os.PathLike[str]) -> None:
+    """Refuse to replace, at the default name (no `-o`), a file mur-trace did not write:
+    someone's own `mur-trace.png` is theirs (E-IO-004). A name given with `-o` is replaced,
+    as every command's `-o` replaces its file."""
+    try:
+        with open(path, "rb") as existing:
+            head = existing.read(4096)
+    except FileNotFoundError:
+        return
+    except OSError:
+        head = b""  # a directory, a file we may not read: never ours
+    key, value = next(iter(MARK.items()))
+    ours = head.startswith(b"\x89PNG\r\n\x1a\n") and f"tEXt{key}\0{value}".encode() in head
+    if not ours:
+        raise MurTraceError(
+            E_IO_004,
+            f"{visible(os.fspath(path))} exists and mur-trace did not write it: name the "
+            "image to write with -o (an image given so is replaced)",
+        )
 
 
 def image_format(path: str | os.PathLike[str]) -> str:

@@ -216,6 +216,37 @@ def test_a_plot_stopped_midway_leaves_the_image_as_it_was(
     assert image.read_bytes().startswith(b"\x89PNG\r\n")
 
 
+def test_the_default_image_replaces_only_an_image_of_its_own(
+    tmp_path: Path, workdir: Path, monkeypatch
+) -> None:
+    """`plot` with no `-o` writes `mur-trace.png` in the current directory. Someone's own
+    file of that name is kept (E-IO-004; before, replaced by the plot unasked); an image
+    the command wrote there is replaced by the next plot, and a name given with `-o` is
+    replaced, as every command's `-o` replaces its file."""
+    pytest.importorskip("matplotlib")
+    monkeypatch.chdir(tmp_path)
+    mine = tmp_path / "mur-trace.png"
+    mine.write_bytes(b"\x89PNG\r\n\x1a\n my own picture")
+    args = ["plot", "waste", "--workdir", str(workdir)]
+    refused = runner.invoke(app, args)
+    assert refused.exit_code == 2 and refused.stdout == ""
+    assert refused.stderr == (
+        "error[E-IO-004]: mur-trace.png exists and mur-trace did not write it: name the "
+        "image to write with -o (an image given so is replaced)\n"
+    )
+    assert mine.read_bytes() == b"\x89PNG\r\n\x1a\n my own picture"
+    mine.unlink()
+    for _ in range(2):  # written, then replaced: the command's own image
+        written = runner.invoke(app, args)
+        assert written.exit_code == 0 and written.stdout == "wrote mur-trace.png\n"
+        assert b"tEXtSoftware\x00mur-trace" in mine.read_bytes()[:4096]
+    named = tmp_path / "mine.png"
+    named.write_bytes(b"old")
+    assert runner.invoke(app, [*args, "-o", str(named)]).exit_code == 0
+    assert named.read_bytes().startswith(b"\x89PNG\r\n")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["mine.png", "mur-trace.png", "wd"]
+
+
 def test_an_output_through_a_link_or_to_a_device_is_written_there(
     tmp_path: Path, workdir: Path
 ) -> None:
