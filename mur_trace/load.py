@@ -102,6 +102,7 @@ VIEWS: dict[str, str] = {
     "task_report": "metrics/task_report",
     "session_count": "metrics/session_count",
     "file_sessions": "events/file_sessions",
+    "export_partitions": "export/partitions",
 }
 
 #: Materialised relations (temporary tables `<name>_rows`, read through the view `<name>`:

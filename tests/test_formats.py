@@ -771,6 +771,34 @@ def test_a_generated_session_name_never_takes_a_real_one(tmp_path: Path) -> None
     )
 
 
+def test_an_export_dates_the_findings_of_other_agents_as_their_events(tmp_path: Path) -> None:
+    """`export --partition-by date` over the real sessions of other agents, from the files
+    and from a catalog: a finding is dated as its trace's events are, by the first
+    timestamp of the file, since another agent's id says no time (the Claude Code sessions
+    start on 2025-06-08, 2026-01-07 and 2026-02-12, its subagent's on 2026-02-12, the
+    OpenHands output on 2025-04-30). Before, every such finding went to
+    `date=__HIVE_DEFAULT_PARTITION__`."""
+    import duckdb
+
+    db = tmp_path / "c.duckdb"
+    ingest(db, [REAL])
+    for source, out in (([str(REAL)], "files"), (["--db", str(db)], "catalog")):
+        args = ["export", "--parquet", str(tmp_path / out), *source, "--partition-by", "date"]
+        assert runner.invoke(app, args).exit_code == 0
+        dated = duckdb.sql(
+            "SELECT DISTINCT regexp_extract(trace_path, '[^/]+$'), date::VARCHAR FROM "
+            f"read_parquet('{tmp_path / out}/findings/**/*.parquet', hive_partitioning = 1) "
+            "ORDER BY ALL"
+        ).fetchall()
+        assert dated == [
+            ("OpenHands_OpenHands__multi_swe_bench_examples_output.jsonl", "2025-04-30"),
+            ("agent-a2898e3.jsonl", "2026-02-12"),
+            ("chiphuyen_sniffly__d3ad4cdc-5657-435d-98fa-0035d53e383d.jsonl", "2025-06-08"),
+            ("codemie-ai_codemie-code__session-624a4a58.jsonl", "2026-01-07"),
+            ("marot_spotter__4d5611e5-241a-462a-8d15-5122611a9569.jsonl", "2026-02-12"),
+        ], out
+
+
 def test_every_session_of_a_file_of_several_names_it_in_a_catalog(tmp_path: Path) -> None:
     """Two OpenHands outputs in a catalog: out1 holds instances a-1 and b-2, out2 holds
     c-3 and b-2 again. A file is named by its first instance (a-1, c-3), and `report` and

@@ -1,0 +1,22 @@
+-- The columns an export's datasets are partitioned by, one row per trace: the same for its
+-- events and its findings (queries/export/events.sql, findings.sql).
+--
+-- `date` is the UTC day the session was created (from its UUID v7 id, else its first
+-- timestamp: another agent's id says no time); `capsule` is the session's capsule name.
+-- Both are NULL when unknown.
+-- @column trace_path VARCHAR Trace file.
+-- @column date       DATE     Day the session was created (UTC).
+-- @column capsule    VARCHAR  Capsule that ran the session.
+SELECT
+    s.trace_path,
+    coalesce(
+        make_timestamp(s.created_ms * 1000),
+        make_timestamp(t.first_ms * 1000)
+    )::DATE AS date,
+    s.capsule_name AS capsule
+FROM sessions AS s
+-- the first timestamp of each trace, aggregated: a window would hold every event in memory
+-- before its first row came out
+LEFT JOIN (
+    SELECT trace_path, min(timestamp) AS first_ms FROM events GROUP BY trace_path
+) AS t USING (trace_path)
