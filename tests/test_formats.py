@@ -183,6 +183,31 @@ def test_a_log_of_another_format_than_format_in_says_so(tmp_path: Path) -> None:
     assert "a murmur log" not in result.output
 
 
+def test_a_file_with_no_event_of_format_in_is_refused(tmp_path: Path) -> None:
+    """JSON lines that no agent's log holds (`{"hello": "world"}`), and the events of a tool
+    no reader knows (a `type` of `session.start`), forced with --format-in: no line is an
+    event of that format. Each is refused (E-TRC-001) and `check` fails; among others, it
+    is left out with a warning. Before, the Codex and Claude Code readers made a session of
+    no turns of it (`ok: 1 session within the thresholds`), and the others said `trace
+    file is empty`."""
+    hello = write(tmp_path / "hello.jsonl", [{"hello": "world"}, {"n": 2}])
+    other = write(tmp_path / "events.jsonl", [{"type": "session.start", "data": {}}])
+    for path in (hello, other):
+        for forced in ("codex", "claude-code", "openhands", "otel"):
+            message = f"{path}: no {forced} event in it (empty, or not a log of that agent)"
+            for command in (["redundant"], ["show"], ["check", "--max-redundant", "0"]):
+                result = runner.invoke(app, [*command, str(path), "--format-in", forced])
+                assert result.exit_code == 2, (command, forced, result.output)
+                assert result.stderr == f"error[E-TRC-001]: {message}\n", (command, forced)
+    cc = write(tmp_path / "s.jsonl", cc_session())
+    result = runner.invoke(app, ["redundant", str(cc), str(hello), "--format-in", "claude-code"])
+    assert result.exit_code == 0, result.output
+    assert result.stderr == (
+        f"warning[E-TRC-001]: {hello}: no claude-code event in it (empty, or not a log of "
+        "that agent) (skipped)\n"
+    )
+
+
 def test_claude_code_lines_become_murmur_events(tmp_path: Path) -> None:
     trace = mur_trace.load([write(tmp_path / "s.jsonl", cc_session())])
     calls = trace.sql(

@@ -202,6 +202,12 @@ bounds AS (
         max(ts) AS last_ts
     FROM entries
     GROUP BY trace_path
+    -- a file none of whose lines is of a type Claude Code writes is no Claude Code session
+    -- (a file given with --format-in that is not one): it has no event, and loading says so
+    HAVING count(*) FILTER (WHERE type IN (
+        'user', 'assistant', 'system', 'summary', 'progress', 'file-history-snapshot',
+        'queue-operation'
+    )) > 0
 ),
 events AS (
     SELECT

@@ -64,6 +64,10 @@ SELECT
                 || ' and no event before it'
         WHEN p.problem IS NOT NULL AND NOT p.torn
             THEN a.trace_path || ':' || p.problem_line || ': ' || p.problem
+        WHEN coalesce(p.events, 0) = 0
+            AND getvariable('trace_formats')[a.ordinal] IS DISTINCT FROM 'murmur'
+            THEN a.trace_path || ': no ' || replace(getvariable('trace_formats')[a.ordinal], '_', '-')
+                || ' event in it (empty, or not a log of that agent)'
         WHEN coalesce(p.events, 0) = 0 THEN a.trace_path || ': trace file is empty'
     END AS error,
     CASE WHEN p.torn AND p.events > 0 THEN
