@@ -392,7 +392,10 @@ def show_text(data: dict[str, Any]) -> str:
     """`mur trace show`'s sections, in its order and line formats."""
     m = data["metrics"]
     several = (m["sessions_in_file"] or 0) > 1
-    tokens = (m["total_input_tokens"] or 0) + (m["total_output_tokens"] or 0)
+    # what the trace does not say is printed as unknown, never as 0 (another agent's log
+    # without token counts, a session with no session_end)
+    given = (m["total_input_tokens"], m["total_output_tokens"])
+    tokens = None if None in given else sum(given)
     out = [
         section("Session"),
         f"session:    {shown(m['session_id'])}",
@@ -411,11 +414,11 @@ def show_text(data: dict[str, Any]) -> str:
         f"count:      {_opt(m['total_turns'])}  (max: {_opt(m['max_turns'])})",
         "",
         section("Tokens"),
-        f"input:      {thousands(m['total_input_tokens'])}  "
+        f"input:      {_opt_thousands(m['total_input_tokens'])}  "
         f"(avg {_opt(m['avg_input_per_turn'])}/turn)",
-        f"output:     {thousands(m['total_output_tokens'])}  "
+        f"output:     {_opt_thousands(m['total_output_tokens'])}  "
         f"(avg {_opt(m['avg_output_per_turn'])}/turn)",
-        f"total:      {thousands(tokens)}",
+        f"total:      {_opt_thousands(tokens)}",
         "",
         section("Tool calls"),
     ]

@@ -208,6 +208,30 @@ def test_a_file_with_no_event_of_format_in_is_refused(tmp_path: Path) -> None:
     )
 
 
+def test_tokens_a_log_does_not_count_are_unknown_not_zero() -> None:
+    """The real Codex rollout of 13:28 has no `token_count` line: its tokens are not known.
+    `show` prints them as such (before, `input: 0`, `total: 0`), and `diff` against the
+    rollout of 11:26 (66 token counts) compares no average per turn (before, `0` against
+    the other's, and `A better`). A session of no turn still averages 0, as in `mur trace`."""
+    codex = REAL / "codex"
+    unknown = codex / (
+        "codemie-ai_codemie-code__rollout-2026-05-11T13-28-45-019e1695-0522-7c83-8b39-0dd379793f80.jsonl"
+    )
+    known = codex / (
+        "codemie-ai_codemie-code__rollout-2026-05-11T11-26-55-019e1625-789d-76c0-80ab-3724b5ddb799.jsonl"
+    )
+    shown = runner.invoke(app, ["show", str(unknown)])
+    assert shown.exit_code == 0, shown.output
+    assert "\ninput:      —  (avg —/turn)\noutput:     —  (avg —/turn)\ntotal:      —\n" in (
+        shown.stdout
+    )
+    compared = runner.invoke(app, ["diff", str(unknown), str(known)])
+    assert compared.exit_code == 0, compared.output
+    rows = {line[:22].strip(): line[22:].split() for line in compared.stdout.splitlines()[2:]}
+    assert rows["input/turn (avg)"][0] == "—" and rows["input/turn (avg)"][-1] == "—"
+    assert rows["output/turn (avg)"][0] == "—" and rows["output/turn (avg)"][-1] == "—"
+
+
 def test_claude_code_lines_become_murmur_events(tmp_path: Path) -> None:
     trace = mur_trace.load([write(tmp_path / "s.jsonl", cc_session())])
     calls = trace.sql(

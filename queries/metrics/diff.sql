@@ -4,7 +4,8 @@
 -- Lower is better for turns, tokens, latencies, calls and redundant calls; higher for the
 -- tool success rate. `better` is 'A', 'B', '=' (equal; for averages, within 0.05), or NULL
 -- when a side has no value or the row is not compared (compaction, exit status).
--- Latencies are compared in whole milliseconds.
+-- Latencies are compared in whole milliseconds. A token average is 0 for a session of no
+-- turn, as in `mur trace`, and none when its tokens are not known (another agent's log).
 -- @param before  VARCHAR  Trace path of run A.
 -- @param after   VARCHAR  Trace path of run B.
 -- @column position        INTEGER  Row order.
@@ -29,11 +30,16 @@ rows AS (
          a: a.total_input_tokens, b: b.total_input_tokens, a_text: NULL, b_text: NULL},
         {position: 4, metric: 'output_tokens', kind: 'count', lower: true,
          a: a.total_output_tokens, b: b.total_output_tokens, a_text: NULL, b_text: NULL},
+        -- 0 with no turn, as `mur trace` prints it; none when the tokens are not known
         {position: 5, metric: 'input_per_turn', kind: 'avg', lower: true,
-         a: coalesce(a.avg_input_per_turn, 0), b: coalesce(b.avg_input_per_turn, 0),
+         a: CASE WHEN a.total_input_tokens IS NOT NULL THEN coalesce(a.avg_input_per_turn, 0) END,
+         b: CASE WHEN b.total_input_tokens IS NOT NULL THEN coalesce(b.avg_input_per_turn, 0) END,
          a_text: NULL, b_text: NULL},
         {position: 6, metric: 'output_per_turn', kind: 'avg', lower: true,
-         a: coalesce(a.avg_output_per_turn, 0), b: coalesce(b.avg_output_per_turn, 0),
+         a: CASE WHEN a.total_output_tokens IS NOT NULL
+             THEN coalesce(a.avg_output_per_turn, 0) END,
+         b: CASE WHEN b.total_output_tokens IS NOT NULL
+             THEN coalesce(b.avg_output_per_turn, 0) END,
          a_text: NULL, b_text: NULL},
         {position: 7, metric: 'tool_calls', kind: 'count', lower: true,
          a: a.total_tool_calls, b: b.total_tool_calls, a_text: NULL, b_text: NULL},
