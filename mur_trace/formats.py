@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import stat
+from collections.abc import Iterable
 from pathlib import Path
 
 from .errors import E_TRC_001, MurTraceError
@@ -175,29 +176,38 @@ def with_subagents(path: Path) -> list[str]:
 SEARCH_DEPTH = 5
 
 
-def _jsonl_below(directory: Path) -> list[Path]:
-    """The `*.jsonl` files at most SEARCH_DEPTH levels below `directory`; links to
-    directories are not followed, and what cannot be read (or vanishes) is passed over."""
+def _jsonl_below(directory: Path, skip: Iterable[str] = ()) -> list[Path]:
+    """The `*.jsonl` files at most SEARCH_DEPTH levels below `directory`, but in its
+    subdirectories named in `skip`; links to directories are not followed, and what cannot
+    be read (or vanishes) is passed over."""
     found: list[Path] = []
     top = len(directory.parts)
+    passed = set(skip)
     for root, dirs, names in os.walk(directory, onerror=lambda error: None):
         here = Path(root)
         if len(here.parts) - top >= SEARCH_DEPTH:
             dirs[:] = []
+        elif passed and len(here.parts) == top:
+            dirs[:] = [name for name in dirs if name not in passed]
         found.extend(here / name for name in names if name.endswith(".jsonl"))
     return [path for path in found if path.is_file()]
 
 
-def agent_sessions(directory: Path) -> list[str] | None:
+def agent_sessions(directory: Path, beside: Iterable[str] | None = None) -> list[str] | None:
     """The session files of an agent's directory, or None when it is not one.
 
     A Claude Code project directory (`~/.claude/projects/<project>/`: `<session>.jsonl`
     files, each with its `<session>/subagents/`), a directory of them
     (`~/.claude/projects/`), a Codex sessions tree (`~/.codex/sessions/YYYY/MM/DD/
     rollout-*.jsonl`), or any directory holding `*.jsonl` session files below it: every
-    such file, sorted by path, each session's subagents after it.
+    such file, sorted by path, each session's subagents after it. With `beside` (the names
+    of a workdir's `ses_*` session directories, which are not looked into), only the files
+    whose first line says they are another agent's log: what else lies beside a workdir's
+    sessions is no session.
     """
-    files = sorted(_jsonl_below(directory))
+    files = sorted(_jsonl_below(directory, beside or ()))
+    if beside is not None:
+        files = [p for p in files if recognise(p) not in (None, "murmur")]
     if not files:
         return None
     subagents = {p for p in files if p.parent.name == "subagents"}

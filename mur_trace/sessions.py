@@ -181,9 +181,14 @@ def discover(
         if kind == SESSION:
             found.append(str(path / TRACE_FILE))
         elif kind == WORKDIR:
-            # a workdir of ses_* sessions, else an agent's directory of session files
-            agent = None if session_dirs(path) else formats.agent_sessions(path)
-            found.extend(agent or workdir_traces(path))
+            # a workdir of ses_* sessions, and the other agents' logs beside them (before,
+            # passed over silently); else an agent's directory of session files
+            sessions = session_dirs(path)
+            if sessions:
+                found.extend(workdir_traces(path))
+                found.extend(formats.agent_sessions(path, beside=sessions) or [])
+            else:
+                found.extend(formats.agent_sessions(path) or workdir_traces(path))
         elif kind == FILE:  # loading reads it or says why not; with its subagents, if any
             found.extend(formats.with_subagents(path))
         else:  # missing: loading names it (and fails when nothing else is left)

@@ -371,6 +371,36 @@ def test_a_project_directory_with_subagents_is_one_command(tmp_path: Path) -> No
     assert formats.agent_sessions(tmp_path / "projects") == [str(Path(p)) for p in found]
 
 
+def test_other_agents_logs_beside_a_workdirs_sessions_are_read(
+    tmp_path: Path, sample_workdir: Path
+) -> None:
+    """A directory holding a Murmur session (`ses_...1eef`, 2 redundant calls), a Claude
+    Code session (1) and a Codex rollout (none) beside it, plus JSON lines that are no log
+    (`notes.jsonl`, `logs/a.jsonl`). Named as a path, it is the three sessions (before, the
+    Claude Code and Codex logs were passed over without a word: `in 1 of 1 session`); what
+    is no log is left alone. `--workdir` stays Murmur's workdir: its `ses_*` sessions."""
+    mixed = tmp_path / "mixed"
+    session = "ses_01a21715468070018000000000001eef"
+    shutil.copytree(sample_workdir / session, mixed / session)
+    claude = REAL / "claude-code" / "chiphuyen_sniffly__d3ad4cdc-5657-435d-98fa-0035d53e383d.jsonl"
+    codex = (
+        REAL
+        / "codex"
+        / (
+            "codemie-ai_codemie-code__rollout-2026-05-11T13-28-45-019e1695-0522-7c83-8b39-0dd379793f80.jsonl"
+        )
+    )
+    shutil.copy(claude, mixed / claude.name)
+    shutil.copy(codex, mixed / codex.name)
+    write(mixed / "notes.jsonl", [{"note": 1}])
+    write(mixed / "logs" / "a.jsonl", [{"note": 2}])
+    found = runner.invoke(app, ["redundant", str(mixed)])
+    assert found.exit_code == 0 and found.stderr == "", found.output
+    assert found.stdout.endswith("total:      3 redundant calls in 2 of 3 sessions\n")
+    murmur_only = runner.invoke(app, ["redundant", "--workdir", str(mixed)])
+    assert murmur_only.stdout.endswith("total:      2 redundant calls in 1 of 1 session\n")
+
+
 def test_a_directory_of_sessions_is_all_of_them_to_report_and_none_to_show(
     tmp_path: Path, sample_workdir: Path
 ) -> None:
