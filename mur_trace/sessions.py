@@ -313,6 +313,28 @@ def resolve_session(
         return session_at(arg, label)
     if arg.startswith("@"):
         return _ordinal(arg, workdir, label, known, where)
+    try:
+        return _named(arg, workdir, label, known, where, names)
+    except MurTraceError as err:
+        # a name is a session's, as `mur trace` reads it; a file or directory of that name
+        # here is said to be one, and how to give it (before: `workdir not found: workdir`)
+        if "\n" in err.message or not os.path.lexists(arg):
+            raise
+        how = f"--db {arg}" if arg.endswith(".duckdb") else f"./{arg}"
+        raise MurTraceError(
+            err.code, f"{err.message} ('{arg}' here is a path: give it as {how})"
+        ) from None
+
+
+def _named(
+    arg: str,
+    workdir: Path,
+    label: str | None,
+    known: Mapping[str, str] | None,
+    where: str | None,
+    names: Mapping[str, str] | None,
+) -> Path:
+    """The session a session id or suffix names (`resolve_session`)."""
     if is_session_id(arg):
         if (arg not in known) if known is not None else arg not in session_dirs(workdir):
             message = f"session {arg} not found in {where or workdir}"

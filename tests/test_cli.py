@@ -177,6 +177,28 @@ def test_missing_workdir_is_e_io_001(tmp_path: Path) -> None:
     assert_one_line_error(run("redundant", "--workdir", str(tmp_path / "none")), "E-IO-001")
 
 
+def test_a_session_argument_that_is_a_path_here_says_how_to_give_it(
+    tmp_path: Path, monkeypatch
+) -> None:
+    """`report mf` and `show mf`, where `mf` is a directory in the current directory and
+    `c.duckdb` a catalog: a name is a session's, as `mur trace` reads it, and there is no
+    `./workdir` to look in. The error says that the name here is a path, and how to give
+    it (before, `workdir not found: workdir` alone)."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "mf").mkdir()
+    (tmp_path / "c.duckdb").write_bytes(b"")
+    for command in ("report", "show"):
+        line = assert_one_line_error(run(command, "mf"), "E-IO-001")
+        assert line == (
+            "error[E-IO-001]: workdir not found: workdir ('mf' here is a path: give it as ./mf)"
+        )
+    line = assert_one_line_error(run("show", "c.duckdb"), "E-IO-001")
+    assert line.endswith("('c.duckdb' here is a path: give it as --db c.duckdb)")
+    # a name that is no path here is only a session's
+    line = assert_one_line_error(run("show", "zz"), "E-IO-001")
+    assert line == "error[E-IO-001]: workdir not found: workdir"
+
+
 def test_empty_workdir_is_e_trc_002(tmp_path: Path) -> None:
     line = assert_one_line_error(run("redundant", "--workdir", str(tmp_path)), "E-TRC-002")
     assert "no sessions found" in line
