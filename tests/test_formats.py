@@ -232,6 +232,25 @@ def test_tokens_a_log_does_not_count_are_unknown_not_zero() -> None:
     assert rows["output/turn (avg)"][0] == "—" and rows["output/turn (avg)"][-1] == "—"
 
 
+def test_report_names_each_session_of_another_agent_apart() -> None:
+    """The real Claude Code directory: a session, its two subagents, two more sessions.
+    `report` cuts a Murmur id as `mur trace` does (`ses_01a217...`); another agent's whole,
+    so that a session and its subagents, which share their first characters, stay apart
+    (before, three blocks were `Session 4d5611e5-241...`)."""
+    result = runner.invoke(app, ["report", str(REAL / "claude-code")])
+    assert result.exit_code == 0, result.output
+    headers = [
+        line.split("  ")[0] for line in result.stdout.splitlines() if line.startswith("Session ")
+    ]
+    assert headers == [
+        "Session d3ad4cdc-5657-435d-98fa-0035d53e383d",
+        "Session 624a4a58-b34c-462d-a70d-13421c8125a8",
+        "Session 4d5611e5-241a-462a-8d15-5122611a9569",
+        "Session 4d5611e5-241a-462a-8d15-5122611a9569/agent-a2898e3",
+        "Session 4d5611e5-241a-462a-8d15-5122611a9569/agent-acompact-e1f845",
+    ]
+
+
 def test_claude_code_lines_become_murmur_events(tmp_path: Path) -> None:
     trace = mur_trace.load([write(tmp_path / "s.jsonl", cc_session())])
     calls = trace.sql(
