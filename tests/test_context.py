@@ -69,7 +69,18 @@ def test_rules_switch_from_the_command_line(sample_workdir: Path) -> None:
     assert (every, fewer) == (10, 9)  # header + 9 findings; ./src/lib.rs needed normalisation
     unknown = run(*args, "--no-rule", "telepathy")
     assert unknown.exit_code == 2
-    assert "unknown rule 'telepathy'" in unknown.stderr
+    assert unknown.stderr.startswith(
+        "error[E-CLI-001]: Invalid value for --no-rule: unknown rule 'telepathy'"
+    )  # the option it was given to (before, `--rule` for both)
+    # with the reference policy, rules change nothing: said, not passed over in silence
+    reference = ["redundant", "--workdir", str(sample_workdir), "-f", "csv"]
+    ignored = run(*reference, "--no-rule", "path_normalisation")
+    assert ignored.exit_code == 0 and ignored.stdout == run(*reference).stdout
+    assert ignored.stderr == (
+        "warning: --rule and --no-rule choose the context policy's rules; the reference "
+        "policy has none, and ignores them (add --policy context)\n"
+    )
+    assert run(*args, "--no-rule", "path_normalisation").stderr == ""
 
 
 def test_list_rules_describes_each_rule() -> None:
