@@ -343,7 +343,8 @@ def exit_codes_text(codes: Iterable[tuple[int | None, int]]) -> str:
     parts += [f"{n} failed (exit {code})" for code, n in failed]
     if counts.get(None):  # a command still running, or killed: no exit code
         parts.append(f"{counts[None]} with no exit code")
-    return ", ".join(parts)
+    # none recorded (a log that counts its shell calls but says nothing of how they ended)
+    return ", ".join(parts) or "—"
 
 
 def _icon(status: str | None) -> str:

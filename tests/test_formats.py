@@ -220,6 +220,10 @@ def test_tokens_a_log_does_not_count_are_unknown_not_zero() -> None:
     known = codex / (
         "codemie-ai_codemie-code__rollout-2026-05-11T11-26-55-019e1625-789d-76c0-80ab-3724b5ddb799.jsonl"
     )
+    otel = REAL / "otel-genai" / "dbroeglin_github-copilot-lab__fix_bug_gpt55__copilot-otel.jsonl"
+    # its two shell calls are counted, how they ended is not recorded (before: `exit codes: `)
+    assert "\nexit codes: —\n" in runner.invoke(app, ["show", str(otel)]).stdout
+    assert "  Shell calls:   2  exit codes: —\n" in runner.invoke(app, ["report", str(otel)]).stdout
     shown = runner.invoke(app, ["show", str(unknown)])
     assert shown.exit_code == 0, shown.output
     assert "\ninput:      —  (avg —/turn)\noutput:     —  (avg —/turn)\ntotal:      —\n" in (
