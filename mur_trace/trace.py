@@ -299,7 +299,8 @@ class Trace:
         return self.sql(
             queries.get("metrics/check").sql,
             max_redundant=count_argument("max_redundant", max_redundant),
-            max_rate=max_rate,
+            # -0.0 is 0 (it printed `> -0.0`)
+            max_rate=None if max_rate is None else max_rate + 0.0,
             max_context_tokens=count_argument("max_context_tokens", max_context_tokens),
         )
 

@@ -493,6 +493,9 @@ def test_26_check_max_rate_is_a_share(workdir: Path) -> None:
     for value in ("nan", "2", "-1"):
         one_line(runner.invoke(app, ["check", "--max-rate", value, "--workdir", str(workdir)]),
                  "E-CLI-001", 2, "--max-rate")  # fmt: skip
+    # -0 is the share 0, and is said so (it printed `> -0.0`)
+    zero = runner.invoke(app, ["check", "--max-rate", "-0", "--workdir", str(workdir)]).stdout
+    assert " > 0.0\n" in zero and "-0" not in zero
 
 
 def test_28_one_path_given_as_a_str_or_a_path(workdir: Path) -> None:
