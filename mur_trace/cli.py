@@ -69,6 +69,7 @@ from .render import (
 )
 from .sessions import (
     DEFAULT_WORKDIR,
+    FILE,
     TRACE_FILE,
     WORKDIR,
     discover,
@@ -803,12 +804,15 @@ def report(
 
 def _report_source(paths: list[Path], workdir: Path, db: Path | None, given: list[str]) -> str:
     """What `report` names as where its sessions came from: the catalog, the directory
-    given as its one argument, the workdir when they all lie in it, else the directory
-    they share (or how many places)."""
+    given as its one argument, or the other agent's file (a session with its subagents),
+    the workdir when they all lie in it, else the directory they share (or how many
+    places)."""
     if db is not None:
         return str(db)
-    if len(given) == 1 and is_literal(given[0]) and kind_of(Path(given[0])) == WORKDIR:
-        return given[0]
+    if len(given) == 1 and is_literal(given[0]):
+        kind = kind_of(Path(given[0]))
+        if kind == WORKDIR or (kind == FILE and Path(given[0]).name != TRACE_FILE):
+            return given[0]
     homes = [_home(p) for p in paths]
     if not paths or set(real_paths(homes)) == {os.path.realpath(workdir)}:
         return str(workdir)

@@ -662,6 +662,11 @@ def test_35_report_names_where_its_sessions_came_from(tmp_path: Path, workdir: P
     tiny.mkdir()
     out = runner.invoke(app, ["report", str(workdir / SESSION), "--workdir", str(tiny)]).stdout
     assert f"Sessions: 1  ({workdir})" in out
+    # another agent's session file, with its two subagents: that file (before, its folder)
+    claude = Path(__file__).parent / "fixtures" / "real" / "claude-code"
+    session = claude / "marot_spotter__4d5611e5-241a-462a-8d15-5122611a9569.jsonl"
+    out = runner.invoke(app, ["report", str(session)]).stdout
+    assert f"Sessions: 3  ({session})" in out
 
 
 def test_36_a_catalog_path_with_a_backslash(tmp_path: Path, workdir: Path) -> None:
