@@ -687,7 +687,10 @@ def ingest_text(report: Any, db: Path) -> str:
     return (
         f"{db}: {report.new:,} new, {report.appended:,} appended, {report.rewritten:,} "
         f"rewritten, {report.unchanged:,} unchanged, {report.deleted:,} deleted traces; "
-        f"{report.events:,} events added\n"
+        f"{report.events:,} events added"
+        # stored, so that a command over the catalog says why each cannot be analysed
+        + (f"; {len(report.skipped):,} cannot be read (named above)" if report.skipped else "")
+        + "\n"
     )
 
 

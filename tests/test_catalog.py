@@ -139,6 +139,23 @@ def test_a_failed_ingest_leaves_the_catalog_as_it_was(workdir: Path, tmp_path: P
     assert findings(mur_trace.load(db=db)) == before
 
 
+def test_ingest_says_how_many_traces_cannot_be_read(workdir: Path, tmp_path: Path) -> None:
+    """The seven sample sessions and `ses_bad`, whose trace is not JSON: the catalog keeps
+    all eight (a command over it says why one cannot be analysed), and the summary says
+    that one of them cannot be read (before, `8 new` alone, beside its warning)."""
+    bad = workdir / "ses_bad" / "trace.jsonl"
+    bad.parent.mkdir()
+    bad.write_text("not json\n")
+    db = tmp_path / "c.duckdb"
+    result = runner.invoke(app, ["ingest", "--db", str(db), "--workdir", str(workdir)])
+    assert result.exit_code == 0, result.output
+    assert result.stdout == (
+        f"{db}: 8 new, 0 appended, 0 rewritten, 0 unchanged, 0 deleted traces; 134 events "
+        "added; 1 cannot be read (named above)\n"
+    )
+    assert result.stderr == f"warning[E-TRC-001]: {bad}:1: not valid JSON (skipped)\n"
+
+
 def test_ingesting_a_workdir_again_keeps_what_was_ingested_beneath_it(
     workdir: Path, tmp_path: Path
 ) -> None:
