@@ -813,23 +813,25 @@ def test_the_reference_policy_keeps_the_history_of_each_session_of_a_file(
     assert again.session_count() == 2
 
 
+def read_twice(path: str) -> list[dict]:
+    """An OpenHands instance's history: two reads of `path` (responses r1 and r3: turns 0
+    and 1), each seen whole."""
+    return [
+        {"id": n, "source": "agent", "action": "read", "args": {"path": path},
+         "tool_call_metadata": {"model_response": {"id": f"r{n}"}}} if n % 2 else
+        {"id": n, "source": "environment", "observation": "read", "cause": n - 1,
+         "content": "x"}
+        for n in (1, 2, 3, 4)
+    ]  # fmt: skip
+
+
 def test_an_instance_without_an_id_is_a_session_of_its_own(tmp_path: Path) -> None:
     """An OpenHands output whose second line has no `instance_id`: both lines read a file
     twice. The second is its own session, named by its line (`line-2`), not taken into
     i1, the first session of the file, whose id loading gives a line that names none."""
-
-    def twice(path: str) -> list[dict]:
-        return [
-            {"id": n, "source": "agent", "action": "read", "args": {"path": path},
-             "tool_call_metadata": {"model_response": {"id": f"r{n}"}}} if n % 2 else
-            {"id": n, "source": "environment", "observation": "read", "cause": n - 1,
-             "content": "x"}
-            for n in (1, 2, 3, 4)
-        ]  # fmt: skip
-
     out = write(tmp_path / "output.jsonl", [
-        {"instance_id": "i1", "history": twice("/w/a.py")},
-        {"history": twice("/w/b.py")},
+        {"instance_id": "i1", "history": read_twice("/w/a.py")},
+        {"history": read_twice("/w/b.py")},
     ])  # fmt: skip
     found = runner.invoke(app, ["redundant", str(out)])
     assert found.exit_code == 0, found.output
@@ -850,13 +852,7 @@ def test_a_generated_session_name_never_takes_a_real_one(tmp_path: Path) -> None
     name. Each is a session of its own, one finding each (before, two pairs shared a name,
     and one's actions were paired with the other's observations: 15 findings in 3
     sessions)."""
-    history = [
-        {"id": n, "source": "agent", "action": "read", "args": {"path": "/w/a.py"},
-         "tool_call_metadata": {"model_response": {"id": f"r{n}"}}} if n % 2 else
-        {"id": n, "source": "environment", "observation": "read", "cause": n - 1,
-         "content": "x"}
-        for n in (1, 2, 3, 4)
-    ]  # fmt: skip
+    history = read_twice("/w/a.py")
     out = write(tmp_path / "output.jsonl", [
         {"instance_id": "i1~2", "history": history},
         {"instance_id": "i1", "history": history},
