@@ -217,6 +217,19 @@ def test_malformed_line_names_file_and_line(write_trace) -> None:
         ("\n  \n\n", "trace file is empty"),
         ("[1, 2]\n", ':1: not an event object (no "event_type")'),
         ('{"turn": 1}\n', ':1: not an event object (no "event_type")'),
+        # a JSON document over several lines (a SWE-agent `.traj`): said so (before, `:1:
+        # not valid JSON` alone); a bad first line otherwise is what it was
+        (
+            '{\n  "trajectory": []\n}\n',
+            ":1: not valid JSON: a JSON document over several "
+            "lines, not JSON Lines (one event a line)",
+        ),
+        (
+            "[\n1]\n",
+            ":1: not valid JSON: a JSON document over several lines, not JSON Lines "
+            "(one event a line)",
+        ),
+        ('{"a":\n', ":1: not valid JSON"),
     ],
 )
 def test_unusable_traces_are_e_trc_001(write_trace, raw: str, why: str) -> None:

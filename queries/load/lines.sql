@@ -105,6 +105,10 @@ SELECT
     CASE
         WHEN ev IS NULL AND line = 1 AND starts_with(raw, chr(65279))
             THEN 'not valid JSON: the file starts with a byte order mark (U+FEFF)'
+        -- a JSON document spread over lines (a SWE-agent `.traj`, a pretty-printed file)
+        WHEN ev IS NULL AND line = 1 AND raw IN ('{', '[')
+            THEN 'not valid JSON: a JSON document over several lines, not JSON Lines (one '
+                || 'event a line)'
         -- `null`, `3`, `"x"`: JSON, but no event
         WHEN ev IS NULL AND json_valid(raw) THEN 'not an event object (no "event_type")'
         WHEN ev IS NULL THEN 'not valid JSON'
