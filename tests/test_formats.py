@@ -844,28 +844,35 @@ def test_an_instance_without_an_id_is_a_session_of_its_own(tmp_path: Path) -> No
     assert metrics.select("session_id, total_turns").fetchall() == [("i1", 2), ("line-2", 2)]
 
 
-def test_a_generated_session_name_never_takes_a_real_one(tmp_path: Path) -> None:
-    """An OpenHands output of five instances, each reading /w/a.py twice: `i1~2`, `i1`,
-    `i1` again, `line-5`, and one without an id on line 5. The second `i1` would be
-    `i1~2`, the first line's real id: it is `i1~2~3` (its line); the instance without an
-    id would be `line-5`, the fourth's real id: it is `line-5~2`, the real one keeping its
-    name. Each is a session of its own, one finding each (before, two pairs shared a name,
-    and one's actions were paired with the other's observations: 15 findings in 3
-    sessions)."""
-    history = read_twice("/w/a.py")
+@pytest.mark.parametrize(
+    ("ids", "names"),
+    [
+        # a retry of i1 on line 3 is `i1~3`; the instance without an id on line 5 would be
+        # `line-5`, the fourth's real id, which keeps it: `line-5~5`
+        (["i1~2", "i1", "i1", "line-5", None], ["i1~2", "i1", "i1~3", "line-5", "line-5~5"]),
+        # the retries of line 4 and 5 end with their lines; the first ones keep their ids
+        (["x", "x~2", "x", "x~2", "x~2"], ["x", "x~2", "x~3", "x~2~4", "x~2~5"]),
+        # `x~3` and `x~3~3` are real ids: the retry of x on line 3 takes the ending once more
+        (["x", "x~3", "x", "x~3~3"], ["x", "x~3", "x~3~3~3", "x~3~3"]),
+    ],
+)
+def test_a_generated_session_name_never_takes_a_real_one(
+    tmp_path: Path, ids: list[str | None], names: list[str]
+) -> None:
+    """OpenHands outputs whose instances each read /w/a.py twice, with ids that a name made
+    for a retry or for an instance without an id could take. Each instance is a session of
+    its own, one finding each. Before, two instances could share a name, and one's actions
+    were paired with the other's observations (the first case: 15 findings in 3 sessions;
+    the second, after a first fix: 10 findings in 4)."""
     out = write(tmp_path / "output.jsonl", [
-        {"instance_id": "i1~2", "history": history},
-        {"instance_id": "i1", "history": history},
-        {"instance_id": "i1", "history": history},
-        {"instance_id": "line-5", "history": history},
-        {"history": history},
+        {**({"instance_id": i} if i is not None else {}), "history": read_twice("/w/a.py")}
+        for i in ids
     ])  # fmt: skip
     found = runner.invoke(app, ["redundant", str(out)])
     assert found.exit_code == 0, found.output
     block = "count:      1\n  turn 1  read  /w/a.py  (re-reads turn 0)\n\n"
-    names = ["i1~2", "i1", "i1~2~3", "line-5", "line-5~2"]
     assert found.stdout == "".join(f"{name}  {out}\n{block}" for name in names) + (
-        "total:      5 redundant calls in 5 of 5 sessions\n"
+        f"total:      {len(ids)} redundant calls in {len(ids)} of {len(ids)} sessions\n"
     )
 
 

@@ -6,8 +6,8 @@
 -- `id`. A line of the file holds a whole session, so here `line` numbers positions in the
 -- file instead: each instance takes a block of `len(history) + 2` positions after the
 -- previous one's (its `session_start`, its history events in order, its `session_end`);
--- `session_id` is the `instance_id` (`<id>~2` for a second run of it in the file, `<id>~2~N`
--- when another instance is really named `<id>~2`, `line-N`
+-- `session_id` is the `instance_id` (`<id>~N` for a run of it again on line N of the file,
+-- `<id>~N~N` when another instance is really named `<id>~N`, `line-N`
 -- for an instance without one on line N), and a
 -- finding's `call_id` the action's `id`.
 -- - `session_start`: capsule `openhands` (`metadata.agent_class`), its model; a new
@@ -72,29 +72,44 @@ named AS (
     FROM parsed
     WHERE j IS NOT NULL AND j.history IS NOT NULL
 ),
+-- an instance run again in the same output (a retry) is a session of its own, named after
+-- its line: `<id>~<line>` (its actions' ids start again from 1), `<id>~<line>~<line>` where
+-- another instance is really named `<id>~<line>`, and so on. No two names meet: the first
+-- runs' are their ids, distinct; a retry's ends with its own line, which no other retry's
+-- does; and it repeats that ending once more than any first run's name built so
+retries AS (
+    SELECT
+        n.trace_path,
+        n.line,
+        1 + coalesce(max(
+            CASE WHEN f.given = n.given || repeat('~' || n.line, k.times) THEN k.times END
+        ), 0) AS times
+    FROM named AS n
+    LEFT JOIN named AS f
+        ON f.trace_path = n.trace_path AND f.run = 1
+        AND starts_with(f.given, n.given || '~' || n.line)
+    LEFT JOIN LATERAL (
+        SELECT (length(f.given) - length(n.given)) // length('~' || n.line) AS times
+    ) AS k ON true
+    WHERE n.run > 1
+    GROUP BY ALL
+),
 instances AS (
     SELECT
-        trace_path,
-        line AS file_line,
-        -- an instance run again in the same output (a retry) is a session of its own:
-        -- `<id>~2`, `<id>~3`, ... (its actions' ids start again from 1), and `<id>~2~<line>`
-        -- where another instance of the file is really named `<id>~2`: two sessions of one
-        -- name would pair one's actions with the other's observations
-        CASE
-            WHEN run = 1 THEN given
-            WHEN given || '~' || run IN (
-                SELECT o.given FROM named AS o WHERE o.trace_path = n.trace_path
-            ) THEN given || '~' || run || '~' || line
-            ELSE given || '~' || run
-        END AS session_id,
-        j.metadata.agent_class AS agent,
-        j.metadata.llm_config.model AS model,
-        j.history,
-        coalesce(sum(len(j.history) + 2) OVER (
-            PARTITION BY trace_path ORDER BY line
+        n.trace_path,
+        n.line AS file_line,
+        -- two sessions of one name would pair one's actions with the other's observations
+        CASE WHEN n.run = 1 THEN n.given ELSE n.given || repeat('~' || n.line, r.times) END
+            AS session_id,
+        n.j.metadata.agent_class AS agent,
+        n.j.metadata.llm_config.model AS model,
+        n.j.history,
+        coalesce(sum(len(n.j.history) + 2) OVER (
+            PARTITION BY n.trace_path ORDER BY n.line
             ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING
         ), 0) AS base
     FROM named AS n
+    LEFT JOIN retries AS r USING (trace_path, line)
 ),
 history AS (
     SELECT
