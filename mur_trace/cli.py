@@ -31,6 +31,7 @@ from . import (
     Findings,
     find_loops,
     find_redundant,
+    formats,
     load,
     run_in_batches,
     run_over_catalog,
@@ -716,11 +717,17 @@ def diff(
                 "mur-trace diff expects 0 or 2 arguments, got 1. "
                 "Usage: mur-trace diff [<before> <after>]",
             )
+        source = _source(workdir, db)
         a, b = _resolve_pair(
-            "@2" if before is None else before,
-            "@1" if after is None else after,
-            _source(workdir, db),
+            "@2" if before is None else before, "@1" if after is None else after, source
         )
+        if a == b and before != after and str(a) in (source.also or {}).values():
+            # two instances of one file (an OpenHands output), which diff compares whole
+            raise MurTraceError(
+                E_TRC_002,
+                f"{before} and {after} are sessions of one file, {a}, which diff compares "
+                "whole: name sessions of two files",
+            )
         trace = load(
             [a, b],
             workdir=workdir,
@@ -811,7 +818,9 @@ def _report_source(paths: list[Path], workdir: Path, db: Path | None, given: lis
         return str(db)
     if len(given) == 1 and is_literal(given[0]):
         kind = kind_of(Path(given[0]))
-        if kind == WORKDIR or (kind == FILE and Path(given[0]).name != TRACE_FILE):
+        if kind == WORKDIR or (
+            kind == FILE and formats.recognise(given[0]) not in (None, "murmur")
+        ):
             return given[0]
     homes = [_home(p) for p in paths]
     if not paths or set(real_paths(homes)) == {os.path.realpath(workdir)}:

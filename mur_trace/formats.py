@@ -32,7 +32,10 @@ MURMUR_TRACE = "trace.jsonl"
 #: this is recognised from its first keys).
 HEAD_BYTES = 1 << 16
 
-_CLAUDE_TYPES = {
+#: The `type`s of Claude Code's lines: a first line of one (or that names its `sessionId`)
+#: is Claude Code's, and a file none of whose lines is one holds no Claude Code session
+#: (queries/formats/claude_code.sql, which reads them as the variable `claude_types`).
+CLAUDE_TYPES = {
     "summary",
     "file-history-snapshot",
     "queue-operation",
@@ -63,7 +66,7 @@ def _of_object(first: dict) -> str | None:
     if (
         "sessionId" in first
         or "parentUuid" in first
-        or (isinstance(kind, str) and kind in _CLAUDE_TYPES)
+        or (isinstance(kind, str) and kind in CLAUDE_TYPES)
     ):
         return "claude_code"
     if _is_otel(first):

@@ -666,6 +666,10 @@ def read_other_formats(con: duckdb.DuckDBPyConnection, files: Sequence[tuple[str
     con.execute(
         "SET VARIABLE source_paths = [f.trace_path FOR f IN getvariable('source_files')]::VARCHAR[]"
     )
+    con.execute(
+        "SET VARIABLE claude_types = $types::VARCHAR[]",
+        {"types": sorted(formats.CLAUDE_TYPES)},
+    )
     con.execute(f"CREATE OR REPLACE TEMP TABLE source_lines AS {queries.get('formats/lines').sql}")
     for name in sorted({kind for _, kind in files}):
         con.execute(f"INSERT INTO lines BY NAME {queries.get(f'formats/{name}').sql}")

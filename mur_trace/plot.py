@@ -42,23 +42,44 @@ def save(figure: Figure, image: Any, path: str | os.PathLike[str]) -> None:
 
 def check_default(path: str | os.PathLike[str]) -> None:
     """Refuse to replace, at the default name (no `-o`), a file mur-trace did not write:
-    someone's own `mur-trace.png` is theirs (E-IO-004). A name given with `-o` is replaced,
-    as every command's `-o` replaces its file."""
-    try:
-        with open(path, "rb") as existing:
-            head = existing.read(4096)
-    except FileNotFoundError:
+    someone's own `mur-trace.png` is theirs (E-IO-004). A PNG whose `Software` text says
+    mur-trace is replaced, and so is one matplotlib wrote, as mur-trace did before it
+    marked its images. A name given with `-o` is replaced, as every command's `-o`
+    replaces its file."""
+    if not os.path.lexists(path):
         return
+    software = None
+    try:
+        if os.path.exists(path):  # a link that leads nowhere is nobody's image
+            with open(path, "rb") as existing:
+                software = _png_software(existing.read(1 << 16))
     except OSError:
-        head = b""  # a directory, a file we may not read: never ours
-    key, value = next(iter(MARK.items()))
-    ours = head.startswith(b"\x89PNG\r\n\x1a\n") and f"tEXt{key}\0{value}".encode() in head
-    if not ours:
+        pass  # a directory, a file we may not read: never ours
+    if software is None or not (
+        software == MARK["Software"] or software.startswith("Matplotlib version")
+    ):
         raise MurTraceError(
             E_IO_004,
             f"{visible(os.fspath(path))} exists and mur-trace did not write it: name the "
             "image to write with -o (an image given so is replaced)",
         )
+
+
+def _png_software(head: bytes) -> str | None:
+    """The `Software` text of a PNG's first chunks (before its image data), if any."""
+    if not head.startswith(b"\x89PNG\r\n\x1a\n"):
+        return None
+    at = 8
+    while at + 8 <= len(head):
+        length = int.from_bytes(head[at : at + 4], "big")
+        kind = head[at + 4 : at + 8]
+        data = head[at + 8 : at + 8 + length]
+        if kind == b"IDAT" or len(data) < length:
+            return None
+        if kind == b"tEXt" and data.startswith(b"Software\0"):
+            return data[len(b"Software\0") :].decode("latin-1")
+        at += 12 + length
+    return None
 
 
 def image_format(path: str | os.PathLike[str]) -> str:

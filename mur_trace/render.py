@@ -22,7 +22,6 @@ import duckdb
 
 from . import queries
 from .errors import visible
-from .sessions import is_session_id
 
 RULE = "─"
 
@@ -644,12 +643,12 @@ def report_text(data: dict[str, Any]) -> str:
     out: list[str] = []
     for s in data["sessions"]:
         turns = s["total_turns"]
-        # a Murmur session by its id cut as `mur trace` cuts it; another agent's by its whole
-        # id: a session, its subagents and an OpenHands output's instances share their
-        # first characters (three sessions were `4d5611e5-241...`)
+        # a Murmur session (`ses_...`) by its id cut as `mur trace` cuts it; another
+        # agent's by its whole id: a session, its subagents and an OpenHands output's
+        # instances share their first characters (three sessions were `4d5611e5-241...`)
         sid = s["session_id"] or ""
         out += [
-            f"Session {shown(_short_id(sid) if is_session_id(sid) else sid)}  "
+            f"Session {shown(_short_id(sid) if sid.startswith('ses_') else sid)}  "
             f"{_opt_duration(s['duration_ms'])}  {_opt(turns)} turn{'' if turns == 1 else 's'}",
             "",
         ]

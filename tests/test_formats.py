@@ -199,6 +199,10 @@ def test_a_file_with_no_event_of_format_in_is_refused(tmp_path: Path) -> None:
                 result = runner.invoke(app, [*command, str(path), "--format-in", forced])
                 assert result.exit_code == 2, (command, forced, result.output)
                 assert result.stderr == f"error[E-TRC-001]: {message}\n", (command, forced)
+    # a line of a type no list here knows that names its Claude Code session is Claude
+    # Code's, as it was when the file was recognised
+    titled = write(tmp_path / "t.jsonl", [{"type": "custom-title", "sessionId": "abc"}])
+    assert runner.invoke(app, ["check", str(titled), "--max-redundant", "0"]).exit_code == 0
     cc = write(tmp_path / "s.jsonl", cc_session())
     result = runner.invoke(app, ["redundant", str(cc), str(hello), "--format-in", "claude-code"])
     assert result.exit_code == 0, result.output
@@ -236,7 +240,7 @@ def test_tokens_a_log_does_not_count_are_unknown_not_zero() -> None:
     assert rows["output/turn (avg)"][0] == "—" and rows["output/turn (avg)"][-1] == "—"
 
 
-def test_report_names_each_session_of_another_agent_apart() -> None:
+def test_report_names_each_session_of_another_agent_apart(tmp_path: Path) -> None:
     """The real Claude Code directory: a session, its two subagents, two more sessions.
     `report` cuts a Murmur id as `mur trace` does (`ses_01a217...`); another agent's whole,
     so that a session and its subagents, which share their first characters, stay apart
@@ -253,6 +257,15 @@ def test_report_names_each_session_of_another_agent_apart() -> None:
         "Session 4d5611e5-241a-462a-8d15-5122611a9569/agent-a2898e3",
         "Session 4d5611e5-241a-462a-8d15-5122611a9569/agent-acompact-e1f845",
     ]
+    # a Murmur id is cut whatever its length, as `mur trace` cuts it
+    murmur = write(tmp_path / "s" / "trace.jsonl", [
+        {"event_type": "session_start", "session_id": "ses_synthetic_00001", "timestamp": 1},
+        {"event_type": "session_end", "session_id": "ses_synthetic_00001", "timestamp": 2,
+         "total_turns": 0, "total_input_tokens": 0, "total_output_tokens": 0,
+         "total_tool_calls": 0, "total_shell_calls": 0, "duration_ms": 1, "exit_status": "ok"},
+    ])  # fmt: skip
+    result = runner.invoke(app, ["report", str(murmur)])
+    assert result.stdout.startswith("Session ses_syntheti...  1ms  0 turns\n"), result.output
 
 
 def test_claude_code_lines_become_murmur_events(tmp_path: Path) -> None:
@@ -937,6 +950,13 @@ def test_every_session_of_a_file_of_several_names_it_in_a_catalog(tmp_path: Path
     assert ambiguous.exit_code == 2
     assert ambiguous.output.startswith("error[E-TRC-002]: ambiguous: '2' matches 2 sessions")
     assert ambiguous.output.endswith("\n  b-2\n  b-2~2\n")
+    # two sessions of one file: diff compares files whole, and says so (not `=` on every row)
+    same = runner.invoke(app, ["diff", "--db", str(db), "a-1", "b-2"])
+    assert same.exit_code == 2 and same.stderr == (
+        f"error[E-TRC-002]: a-1 and b-2 are sessions of one file, {out1}, which diff "
+        "compares whole: name sessions of two files\n"
+    )
+    assert runner.invoke(app, ["diff", "--db", str(db), "b-2", "b-2~2"]).exit_code == 0
     beyond = runner.invoke(app, ["show", "--db", str(db), "@3"])
     assert beyond.output == f"error[E-TRC-002]: @3 is out of range — catalog {db} has 2 sessions\n"
 

@@ -667,6 +667,11 @@ def test_35_report_names_where_its_sessions_came_from(tmp_path: Path, workdir: P
     session = claude / "marot_spotter__4d5611e5-241a-462a-8d15-5122611a9569.jsonl"
     out = runner.invoke(app, ["report", str(session)]).stdout
     assert f"Sessions: 3  ({session})" in out
+    # a Murmur trace under another name is still its folder's
+    run = tmp_path / "runs" / "run1.jsonl"
+    run.parent.mkdir()
+    run.write_bytes((workdir / SESSION / "trace.jsonl").read_bytes())
+    assert f"Sessions: 1  ({run.parent})" in runner.invoke(app, ["report", str(run)]).stdout
 
 
 def test_36_a_catalog_path_with_a_backslash(tmp_path: Path, workdir: Path) -> None:

@@ -240,6 +240,20 @@ def test_the_default_image_replaces_only_an_image_of_its_own(
         written = runner.invoke(app, args)
         assert written.exit_code == 0 and written.stdout == "wrote mur-trace.png\n"
         assert b"tEXtSoftware\x00mur-trace" in mine.read_bytes()[:4096]
+    # one written before the images were marked (matplotlib's own mark) is replaced too; a
+    # mark that only starts so, or a link that leads nowhere, is not ours
+    from matplotlib.figure import Figure
+
+    Figure().savefig(mine, format="png")
+    assert runner.invoke(app, args).exit_code == 0
+    mine.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\x14tEXtSoftware\x00mur-trace-x")
+    assert runner.invoke(app, args).exit_code == 2
+    mine.unlink()
+    mine.symlink_to(tmp_path / "nowhere" / "x.png")
+    assert runner.invoke(app, args).exit_code == 2
+    assert not (tmp_path / "nowhere").exists()
+    mine.unlink()
+    assert runner.invoke(app, args).exit_code == 0
     named = tmp_path / "mine.png"
     named.write_bytes(b"old")
     assert runner.invoke(app, [*args, "-o", str(named)]).exit_code == 0

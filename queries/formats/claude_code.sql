@@ -202,12 +202,13 @@ bounds AS (
         max(ts) AS last_ts
     FROM entries
     GROUP BY trace_path
-    -- a file none of whose lines is of a type Claude Code writes is no Claude Code session
-    -- (a file given with --format-in that is not one): it has no event, and loading says so
-    HAVING count(*) FILTER (WHERE type IN (
-        'user', 'assistant', 'system', 'summary', 'progress', 'file-history-snapshot',
-        'queue-operation'
-    )) > 0
+    -- a file none of whose lines is Claude Code's, as recognising a file's first line tells
+    -- (it names its `sessionId`, or is of a type of `formats.CLAUDE_TYPES`: the variable
+    -- `claude_types`), holds no Claude Code session (a file given with --format-in that is
+    -- not one): it has no event, and loading says so
+    HAVING count(*) FILTER (
+        WHERE session_id IS NOT NULL OR list_contains(getvariable('claude_types'), type)
+    ) > 0
 ),
 events AS (
     SELECT

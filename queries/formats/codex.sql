@@ -120,11 +120,10 @@ context AS (
         max(ts) AS last_ts
     FROM entries
     GROUP BY trace_path
-    -- a file none of whose lines is of a type Codex writes is no Codex session (a file
-    -- given with --format-in that is not one): it has no event, and loading says so
-    HAVING count(*) FILTER (WHERE type IN (
-        'session_meta', 'response_item', 'event_msg', 'turn_context', 'compacted'
-    )) > 0
+    -- a file none of whose lines is Codex's, as recognising a file's first line tells (a
+    -- `type` and a `payload`), holds no Codex session (a file given with --format-in that
+    -- is not one): it has no event, and loading says so
+    HAVING count(*) FILTER (WHERE type IS NOT NULL AND p IS NOT NULL) > 0
 ),
 outputs AS (
     SELECT
