@@ -55,6 +55,11 @@ def reader(name: str) -> str:
     return FORMATS[name]
 
 
+def option_name(reader_name: str) -> str:
+    """The `--format-in` name of a reader (`claude_code` -> `claude-code`)."""
+    return next(key for key, value in FORMATS.items() if value == reader_name)
+
+
 def _of_object(first: dict) -> str | None:
     if "event_type" in first:
         return "murmur"
@@ -147,7 +152,7 @@ def mismatch(path: str, forced: str, format_in: str) -> str | None:
     found = recognise(path)
     if found is None or found == forced:
         return None
-    name = next(key for key, value in FORMATS.items() if value == found)
+    name = option_name(found)
     article = "an" if name[0] in "aeiou" else "a"
     return f"{path}: {article} {name} log, not {format_in} (--format-in {format_in})"
 

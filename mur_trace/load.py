@@ -610,6 +610,11 @@ def load_traces(
         "SET VARIABLE trace_formats = $formats::VARCHAR[]",
         {"formats": [kinds.get(p) for p in trace_paths]},
     )
+    # as messages name them (`--format-in`'s names)
+    con.execute(
+        "SET VARIABLE trace_format_names = $names::VARCHAR[]",
+        {"names": [formats.option_name(kinds[p]) if p in kinds else None for p in trace_paths]},
+    )
     # Our queries order what they need; letting DuckDB insert in any order halves the load.
     con.execute("SET preserve_insertion_order = false")
     # A load replaces what the connection held (`find_redundant` loads batch after batch).

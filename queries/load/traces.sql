@@ -10,7 +10,8 @@
 -- @column trace_path   VARCHAR    The trace file, as given.
 -- @column ordinal      BIGINT     Position of the file in the request.
 -- @column format       VARCHAR    The reader of its format (`murmur`, `claude_code`, `codex`, `openhands`, `otel`;
---                                 variable `trace_formats`); NULL for a file that could not be opened.
+--                                 variable `trace_formats`, and `trace_format_names` as `--format-in`
+--                                 names them); NULL for a file that could not be opened.
 -- @column session_id   VARCHAR    The trace's session id (see above).
 -- @column events       BIGINT     Number of readable events.
 -- @column error_code   VARCHAR    NULL when the trace can be analysed, else E-TRC-001 / E-IO-003.
@@ -66,7 +67,7 @@ SELECT
             THEN a.trace_path || ':' || p.problem_line || ': ' || p.problem
         WHEN coalesce(p.events, 0) = 0
             AND getvariable('trace_formats')[a.ordinal] IS DISTINCT FROM 'murmur'
-            THEN a.trace_path || ': no ' || replace(getvariable('trace_formats')[a.ordinal], '_', '-')
+            THEN a.trace_path || ': no ' || getvariable('trace_format_names')[a.ordinal]
                 || ' event in it (empty, or not a log of that agent)'
         WHEN coalesce(p.events, 0) = 0 THEN a.trace_path || ': trace file is empty'
     END AS error,
