@@ -102,6 +102,7 @@ VIEWS: dict[str, str] = {
     "task_report": "metrics/task_report",
     "session_count": "metrics/session_count",
     "file_sessions": "events/file_sessions",
+    "session_parts": "events/session_parts",
     "export_partitions": "export/partitions",
 }
 

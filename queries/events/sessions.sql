@@ -47,32 +47,34 @@ files AS (
     FROM per_trace AS p
     LEFT JOIN file_sessions AS f USING (trace_path)
 ),
--- the session_end that gives the totals: the last one, or, in a file of several sessions,
--- the last one of each session
+-- the session_end that gives the totals: the file's last, or, in a file of several sessions,
+-- the last one of each session (events/session_parts.sql), added up
 last_ends AS (
-    SELECT trace_path, session_id, max(line) AS line
-    FROM events
-    WHERE event_type = 'session_end'
-    GROUP BY ALL
+    SELECT p.trace_path, p.end_line AS line, unnest(p.ended)
+    FROM session_parts AS p
+    WHERE p.ended IS NOT NULL
+    UNION ALL BY NAME
+    SELECT
+        e.trace_path, e.line, e.exit_status, e.duration_ms, e.total_turns, e.total_input_tokens,
+        e.total_output_tokens, e.total_tool_calls, e.total_shell_calls
+    FROM events AS e
+    JOIN files AS p ON p.trace_path = e.trace_path AND p.end_line = e.line
+    WHERE e.event_type = 'session_end' AND p.sessions_in_file <= 1
 ),
 ends AS (
     SELECT
-        e.trace_path,
-        max(e.line) AS line,
-        CASE WHEN count(DISTINCT e.exit_status) = 1 AND count(e.exit_status) = count(*)
-            THEN any_value(e.exit_status) END AS exit_status,
-        capped(sum(e.duration_ms)) AS duration_ms,
-        capped(sum(e.total_turns)) AS total_turns,
-        capped(sum(e.total_input_tokens)) AS total_input_tokens,
-        capped(sum(e.total_output_tokens)) AS total_output_tokens,
-        capped(sum(e.total_tool_calls)) AS total_tool_calls,
-        capped(sum(e.total_shell_calls)) AS total_shell_calls
-    FROM last_ends AS l
-    JOIN files AS p USING (trace_path)
-    JOIN events AS e
-        ON e.trace_path = l.trace_path AND e.line = l.line AND e.event_type = 'session_end'
-    WHERE p.sessions_in_file > 1 OR l.line = p.end_line
-    GROUP BY e.trace_path
+        trace_path,
+        max(line) AS line,
+        CASE WHEN count(DISTINCT exit_status) = 1 AND count(exit_status) = count(*)
+            THEN any_value(exit_status) END AS exit_status,
+        capped(sum(duration_ms)) AS duration_ms,
+        capped(sum(total_turns)) AS total_turns,
+        capped(sum(total_input_tokens)) AS total_input_tokens,
+        capped(sum(total_output_tokens)) AS total_output_tokens,
+        capped(sum(total_tool_calls)) AS total_tool_calls,
+        capped(sum(total_shell_calls)) AS total_shell_calls
+    FROM last_ends
+    GROUP BY trace_path
 )
 SELECT
     t.session_id,

@@ -88,27 +88,6 @@ redundant AS (
     GROUP BY GROUPING SETS ((trace_path), (trace_path, session_id))
     HAVING grouping(session_id) = 1 OR trace_path IN (SELECT trace_path FROM several)
 ),
--- each session of a file of several: who ran it (its last session_start), its totals
--- (its last session_end: NULL when none)
-parts AS (
-    SELECT
-        trace_path,
-        session_id,
-        arg_max({
-            capsule_name: capsule_name, capsule_version: capsule_version, model: model,
-            max_turns: max_turns
-        }, line) FILTER (WHERE event_type = 'session_start') AS started,
-        arg_max({
-            exit_status: exit_status, duration_ms: duration_ms, total_turns: total_turns,
-            total_input_tokens: total_input_tokens, total_output_tokens: total_output_tokens,
-            total_tool_calls: total_tool_calls, total_shell_calls: total_shell_calls
-        }, line) FILTER (WHERE event_type = 'session_end') AS ended
-    FROM events
-    WHERE event_type IN ('session_start', 'session_end')
-        AND trace_path IN (SELECT trace_path FROM several)
-    GROUP BY ALL
-    HAVING count(*) FILTER (WHERE event_type = 'session_start') > 0
-),
 units AS (
     SELECT *, NULL::VARCHAR AS part, true AS whole_file
     FROM sessions
@@ -125,8 +104,10 @@ units AS (
         p.ended IS NOT NULL AS complete,
         f.sessions_in_file,
         false AS whole_file
-    FROM parts AS p
+    FROM session_parts AS p
     JOIN sessions AS f ON f.trace_path = p.trace_path
+    -- a session that never started is no session of its own (its end counts in the file's)
+    WHERE p.started IS NOT NULL
 )
 SELECT
     s.session_id,
