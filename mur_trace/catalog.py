@@ -45,7 +45,15 @@ from .load import (
     plain,
     trace_warnings,
 )
-from .sessions import catalog_name, created_ms, discover, trace_key, trace_keys
+from .sessions import (
+    DEFAULT_WORKDIR,
+    as_paths,
+    catalog_name,
+    created_ms,
+    discover,
+    trace_key,
+    trace_keys,
+)
 from .writes import check_target
 
 #: Version of the catalog's tables. A catalog of an older version must be rebuilt.
@@ -274,29 +282,80 @@ def _remove(cat: duckdb.DuckDBPyConnection, paths: list[str], tables: Iterable[s
             )
 
 
-def _check_ours(db: Path, rebuild: bool) -> None:
+def _check_ours(db: Path, rebuild: bool) -> dict[str, str | None]:
     """Before a catalog is opened for writing: a DuckDB file that is not a mur-trace
-    catalog is refused (read read-only, never written), with or without `rebuild`."""
+    catalog is refused (read read-only, never written), with or without `rebuild`. With
+    `rebuild`: the traces it holds, each with the `--format-in` name of the format it was
+    read as (None when its version does not say), which a rebuild reads again."""
     if not db.is_file() or db.stat().st_size == 0:
-        return  # created by this ingest
+        return {}  # created by this ingest
     try:
         con = _connect(db, read_only=True)
     except MurTraceError:
         if not os.path.lexists(db):
-            return  # made by another ingest that failed and removed it: this one makes it
+            return {}  # made by another ingest that failed and removed it: this one makes it
         raise
     try:
-        if rebuild:
-            try:
-                _version(con, db)
-            except MurTraceError:
-                raise MurTraceError(
-                    E_IO_004, f"refusing to rebuild {db}: it is not a mur-trace catalog"
-                ) from None
-        else:
+        if not rebuild:
             _check_version(con, db)
+            return {}
+        try:
+            if _version(con, db) is None:
+                return {}
+        except MurTraceError:
+            raise MurTraceError(
+                E_IO_004, f"refusing to rebuild {db}: it is not a mur-trace catalog"
+            ) from None
+        # every version has trace_files and traces; not every one says a trace's format
+        columns = {row[0] for row in con.execute("DESCRIBE main.traces").fetchall()}
+        read_as = "t.format" if "format" in columns else "NULL"
+        rows = con.execute(
+            f"SELECT f.trace_path, any_value({read_as}) FROM main.trace_files AS f "
+            "LEFT JOIN main.traces AS t USING (trace_path) GROUP BY ALL ORDER BY ALL"
+        ).fetchall()
+        names = {reader: name for name, reader in formats.FORMATS.items()}
+        return {path: names.get(reader) for path, reader in rows}
     finally:
         con.close()
+
+
+def _rebuilt(
+    db: Path, held: dict[str, str | None], named: list[str], scopes: list[str]
+) -> tuple[dict[str, str | None], int]:
+    """What a rebuild reads besides the traces named (`named`, their keys): every trace the
+    catalog held (`held`) that is still a file, as it was read; and how many it held under
+    the roots named (`scopes`) that are gone, which it leaves out as an ingest would. A
+    trace held from elsewhere whose file is gone is in no file any more: the rebuild is
+    refused (E-IO-004) rather than lose it."""
+    listed = set(named)
+    others = {path: fmt for path, fmt in held.items() if path not in listed}
+    gone = [path for path in others if not os.path.isfile(path)]
+    lost = [path for path in gone if not _under(path, scopes)]
+    if lost:
+        more = f" and {len(lost) - 1} more" if len(lost) > 1 else ""
+        raise MurTraceError(
+            E_IO_004,
+            f"refusing to rebuild {db}: it holds traces whose files are gone ({lost[0]}{more}), "
+            "which a rebuild would lose; name a directory that held them to leave them "
+            f"out, or remove {db} to start anew",
+        )
+    return {path: fmt for path, fmt in others.items() if path not in gone}, len(gone)
+
+
+def _under(path: str, scopes: list[str]) -> bool:
+    """Whether the trace `path` is one of `scopes` (resolved roots) or lies below one."""
+    return any(path == scope or path.startswith(scope + os.sep) for scope in scopes)
+
+
+def _by_format(
+    paths: list[str], formats_of: dict[str, str | None], format_in: str | None
+) -> list[tuple[list[str], str | None]]:
+    """Batches of `paths`, of one `--format-in` each: a trace's in `formats_of` (one a
+    rebuild reads again, as it was read), else `format_in`."""
+    groups: dict[str | None, list[str]] = {}
+    for path in paths:
+        groups.setdefault(formats_of.get(path, format_in), []).append(path)
+    return [(batch, fmt) for fmt, group in groups.items() for batch in batches(group, BATCH_BYTES)]
 
 
 def ingest(
@@ -320,16 +379,26 @@ def ingest(
     """
     forced = formats.reader(format_in) if format_in is not None else None
     db = Path(db)
-    roots = [Path(p) for p in paths or []] or [Path(workdir or "workdir")]
+    paths = as_paths(paths)
+    # a rebuild with nothing named and no ./workdir reads what the catalog held
+    named = bool(paths) or workdir is not None or not rebuild or DEFAULT_WORKDIR.exists()
+    roots = ([Path(p) for p in paths] or [Path(workdir or "workdir")]) if named else []
+    scopes = [str(r.resolve()) for r in roots]
     # a trace is stored by its key: a file named twice, once relative and once absolute, or
     # through a link to its workdir, is one trace
-    found = discover(paths, workdir)
+    found = discover(paths, workdir) if named else []
     check_target(db, roots, "write the catalog", files=found)
+    held = _check_ours(db, rebuild)
+    if not found and not held:
+        discover(paths, workdir)  # nothing named, nothing held: says that ./workdir is missing
     files = trace_keys(found)
+    again, gone_held = _rebuilt(db, held, files, scopes) if rebuild else ({}, 0)
+    # how each trace a rebuild reads is read: as it was, unless --format-in says
+    read_as = again | ({p: held[p] for p in files if p in held} if format_in is None else {})
+    files += list(again)
     report = IngestReport(skipped=check_files(files))
     if report.skipped and len(report.skipped) == len(files):  # nothing to read: say why
         raise MurTraceError(report.skipped[0].code, report.skipped[0].message)
-    _check_ours(db, rebuild)
     before = _which_file(db)
     staging: str | None = None
     cat = _connect(db, read_only=False)
@@ -378,17 +447,14 @@ def ingest(
             else:
                 report.rewritten += 1
         present = set(files)
-        scopes = [str(r.resolve()) for r in roots]
         # gone: under what was named, and no longer a file (a trace ingested from a nested
         # workdir, or named by its path, is under the root and not found by it, but stays)
         gone = [
             path
             for path in known
-            if path not in present
-            and any(path == scope or path.startswith(scope + os.sep) for scope in scopes)
-            and not os.path.isfile(path)
+            if path not in present and _under(path, scopes) and not os.path.isfile(path)
         ]
-        report.deleted = len(gone)
+        report.deleted = len(gone) + gone_held
 
         if exists:
             _remove(cat, gone, [*STORED, "trace_files"])
@@ -397,8 +463,8 @@ def ingest(
         cat.execute("SET memory_limit = '128MB'")
         staging = tempfile.mkdtemp(prefix="mur-trace-ingest-")
         done = 0
-        for batch in batches(changed, BATCH_BYTES):
-            skipped = load_traces(mem, batch, format_in)
+        for batch, fmt in _by_format(changed, read_as, format_in):
+            skipped = load_traces(mem, batch, fmt)
             report.skipped += skipped
             report.warnings += trace_warnings(mem)
             relations = Relations(mem)

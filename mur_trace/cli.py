@@ -850,7 +850,12 @@ def ingest(
     ] = ...,
     workdir: WorkdirOpt = DEFAULT_WORKDIR,
     rebuild: Annotated[
-        bool, typer.Option(help="Drop what the catalog holds and read every trace again.")
+        bool,
+        typer.Option(
+            help="Make the catalog anew: read again every trace it holds (as it was read) "
+            "and those named (./workdir, when there is one and nothing is named). Refused "
+            "when a trace it holds from elsewhere is no longer a file."
+        ),
     ] = False,
     strict: StrictOpt = False,
     format_in: FormatInOpt = None,
@@ -862,7 +867,8 @@ def ingest(
         report = ingest_traces(
             db,
             paths,
-            workdir=workdir,
+            # the default, not named: a rebuild needs no ./workdir to read what it holds
+            workdir=None if workdir == DEFAULT_WORKDIR else workdir,
             rebuild=rebuild,
             strict=strict,
             progress=Progress("ingest"),

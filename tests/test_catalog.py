@@ -300,6 +300,91 @@ def test_a_second_ingest_fails_clearly_while_the_catalog_is_busy(
         holder.wait()
 
 
+@pytest.fixture
+def openhands(tmp_path: Path) -> Path:
+    """A directory holding the OpenHands output of the real sessions (three instances)."""
+    where = tmp_path / "openhands"
+    shutil.copytree(Path(__file__).parent / "fixtures" / "real" / "openhands", where)
+    for expected in where.glob("*.expected.csv"):
+        expected.unlink()
+    return where
+
+
+def _held(db: Path) -> list[str]:
+    with duckdb.connect(str(db), read_only=True) as con:
+        return [
+            row[0] for row in con.execute("SELECT trace_path FROM traces ORDER BY 1").fetchall()
+        ]
+
+
+def test_a_rebuild_keeps_every_trace_the_catalog_holds(
+    workdir: Path, openhands: Path, tmp_path: Path
+) -> None:
+    # before, a rebuild naming one directory dropped the traces of every other one
+    db = tmp_path / "catalog.duckdb"
+    ingest(db, workdir=workdir)
+    ingest(db, [openhands])
+    held, before = _held(db), findings(mur_trace.load(db=db))
+    assert len(held) == 8  # the 7 sample sessions and the OpenHands file
+    report = ingest(db, [openhands], rebuild=True)
+    assert (report.new, report.deleted) == (8, 0)
+    assert _held(db) == held
+    assert findings(mur_trace.load(db=db)) == before
+    # with nothing named and no ./workdir, what it holds is read (the advice of the schema
+    # version's error)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(elsewhere)
+        result = runner.invoke(app, ["ingest", "--db", str(db), "--rebuild"])
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith(f"{db}: 8 new,")
+    assert findings(mur_trace.load(db=db)) == before
+
+
+def test_a_rebuild_that_would_lose_a_trace_is_refused(
+    workdir: Path, openhands: Path, tmp_path: Path
+) -> None:
+    db = tmp_path / "catalog.duckdb"
+    ingest(db, workdir=workdir)
+    log = next(openhands.glob("*.jsonl"))
+    shutil.copy(log, openhands / "again.jsonl")
+    ingest(db, [openhands])
+    log.unlink()  # the catalog holds the only copy
+    kept = db.read_bytes()
+    result = runner.invoke(app, ["ingest", "--db", str(db), "--workdir", str(workdir), "--rebuild"])
+    assert result.exit_code == 2
+    assert result.stderr == (
+        f"error[E-IO-004]: refusing to rebuild {db}: it holds traces whose files are gone "
+        f"({log.resolve()}), which a rebuild would lose; name a directory that held them "
+        f"to leave them out, or remove {db} to start anew\n"
+    )
+    assert db.read_bytes() == kept
+    # its directory named, it is gone, as an ingest of the directory says: deleted
+    report = ingest(db, [openhands, workdir], rebuild=True)
+    assert (report.new, report.deleted) == (8, 1)
+    assert _held(db) == sorted(
+        [
+            str((openhands / "again.jsonl").resolve()),
+            *(str(t.resolve()) for t in workdir.glob("ses_*/trace.jsonl")),
+        ]
+    )
+
+
+def test_a_rebuild_reads_a_trace_as_it_was_read(tmp_path: Path) -> None:
+    # a Claude Code log whose first line says nothing: read only with --format-in
+    source = next((Path(__file__).parent / "fixtures" / "real" / "claude-code").glob("*.jsonl"))
+    log = tmp_path / "exported.jsonl"
+    log.write_text('{"note":"exported"}\n' + source.read_text())
+    db = tmp_path / "catalog.duckdb"
+    ingest(db, [log], format_in="claude-code")
+    before = findings(mur_trace.load(db=db))
+    assert before == findings(mur_trace.load([log], format_in="claude-code"))
+    report = ingest(db, [log], rebuild=True)
+    assert (report.new, report.skipped) == (1, [])
+    assert findings(mur_trace.load(db=db)) == before
+
+
 def test_schema_versions(workdir: Path, tmp_path: Path) -> None:
     db = tmp_path / "catalog.duckdb"
     ingest(db, workdir=workdir)
