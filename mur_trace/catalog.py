@@ -7,7 +7,8 @@ each tool call cost (`stored_call_waste`, which the per-session metrics count),
 which file each trace came from (`trace_files`: size, modification time, line count,
 SHA-256) and the schema version (`catalog_meta`).
 
-Ingest is incremental: an unchanged file (same size and modification time) is skipped; a
+Ingest is incremental: an unchanged file (same size and modification time, and no change
+of status since the last ingest began, else the same SHA-256) is skipped; a
 file that grew by appends (its old bytes are a prefix of the new, ending in a newline)
 adds only its new lines; any other change replaces the trace; a trace whose file is gone
 from a directory being ingested is removed. The new files are parsed in an in-memory
@@ -77,6 +78,13 @@ OVERRIDES = {
 #: line): every ingest rewrites them so, and then they are read in storage order, with no
 #: sort. A catalog last written by an older mur-trace lacks the key; it is sorted when read.
 IN_ORDER_KEY = "findings_in_order"
+
+#: Key of `catalog_meta`: when the last ingest began (Unix ns). A file rewritten since
+#: changed its status time then or later, whatever modification time it was given
+#: (`cp -p`, `rsync -a`, `tar x` restore one): a file of the same size and modification
+#: time whose status changed since is compared by its SHA-256. Without the key (a
+#: catalog of an older mur-trace), every such file is.
+STARTED_KEY = "last_ingest_started_ns"
 
 
 @dataclass
@@ -378,6 +386,9 @@ def ingest(
     is read again whole.
     """
     forced = formats.reader(format_in) if format_in is not None else None
+    # before any file is looked at, less a second: file systems stamp a change with a clock
+    # that may lag this one by a tick
+    started = time.time_ns() - 1_000_000_000
     db = Path(db)
     paths = as_paths(paths)
     # a rebuild with nothing named and no ./workdir reads what the catalog held
@@ -415,9 +426,14 @@ def ingest(
                 cat.execute(f"DROP TABLE {table}")
         exists = not rebuild and _check_version(cat, db)
         known: dict[str, _FileState] = {}
+        last_started: int | None = None
         if exists:
             for row in cat.execute("SELECT * FROM trace_files").fetchall():
                 known[row[0]] = _FileState(*row[1:])
+            rows = cat.execute(
+                "SELECT value FROM catalog_meta WHERE key = $key", {"key": STARTED_KEY}
+            ).fetchall()
+            last_started = int(rows[0][0]) if rows and str(rows[0][0]).isdigit() else None
 
         changed: list[str] = []
         appended_from: dict[str, int] = {}
@@ -428,10 +444,14 @@ def ingest(
                 continue
             old = known.get(path)
             stat = os.stat(path)
-            if old and (old.size, old.mtime_ns) == (stat.st_size, stat.st_mtime_ns):
+            same = old is not None and (old.size, old.mtime_ns) == (stat.st_size, stat.st_mtime_ns)
+            if same and last_started is not None and stat.st_ctime_ns < last_started:
                 report.unchanged += 1
                 continue
             state, data = _state(path)
+            if same and state.sha256 == old.sha256:
+                report.unchanged += 1
+                continue
             states[path] = state
             changed.append(path)
             if old is None:
@@ -535,6 +555,11 @@ def ingest(
         if left_out and (strict or len(report.skipped) == len(files)):
             first = left_out[0]
             raise MurTraceError(first.code, first.message + (" (--strict)" if strict else ""))
+        if exists:
+            cat.execute(
+                "INSERT OR REPLACE INTO catalog_meta VALUES ($key, $value)",
+                {"key": STARTED_KEY, "value": str(started)},
+            )
         cat.execute("COMMIT")
     except duckdb.Error as exc:
         # a full disk, a file size limit, no memory, a directory where the write-ahead log

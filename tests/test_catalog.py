@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import time
 from pathlib import Path
@@ -120,6 +121,37 @@ def test_incremental_ingest(workdir: Path, tmp_path: Path) -> None:
     ]
     assert metrics[0] == metrics[1]
     assert ingest(db, workdir=workdir).unchanged == 6
+
+
+def test_a_rewrite_that_keeps_size_and_time_is_read_again(workdir: Path, tmp_path: Path) -> None:
+    # a trace restored from a copy (`cp -p`, `rsync -a`, `tar x`) keeps the time it is given:
+    # before, ingest took such a file for unchanged, and the catalog kept the old events
+    db = tmp_path / "catalog.duckdb"
+    ingest(db, workdir=workdir)
+    editor = workdir / "ses_01a21715468070018000000000001eef" / "trace.jsonl"
+    kept = editor.stat()
+    # line 7 reads another file of a name as long: no longer a re-read of line 3's
+    text = editor.read_text()
+    read = '"turn":2,"tool_name":"editor","input":{"operation":"read_file","path":"src/widget.r'
+    assert text.count(read + 's"') == 1
+    editor.write_text(text.replace(read + 's"', read + 'x"'))
+    os.utime(editor, ns=(kept.st_atime_ns, kept.st_mtime_ns))
+    assert (editor.stat().st_size, editor.stat().st_mtime_ns) == (kept.st_size, kept.st_mtime_ns)
+    report = ingest(db, workdir=workdir)
+    assert (report.rewritten, report.unchanged) == (1, 6)
+    assert len(findings(mur_trace.load(db=db))) == 18
+    assert findings(mur_trace.load(db=db)) == findings(mur_trace.load(workdir=workdir))
+    # a change of status alone (its mode) is no change: the same bytes
+    editor.chmod(0o600)
+    assert ingest(db, workdir=workdir).unchanged == 7
+    # a catalog that does not say when it was last ingested compares every file's bytes
+    with duckdb.connect(str(db)) as con:
+        con.execute("DELETE FROM catalog_meta WHERE key = 'last_ingest_started_ns'")
+    editor.write_text(text)
+    os.utime(editor, ns=(kept.st_atime_ns, kept.st_mtime_ns))
+    report = ingest(db, workdir=workdir)
+    assert (report.rewritten, report.unchanged) == (1, 6)
+    assert len(findings(mur_trace.load(db=db))) == 19
 
 
 def test_a_failed_ingest_leaves_the_catalog_as_it_was(workdir: Path, tmp_path: Path,
