@@ -370,9 +370,12 @@ def show_data(view: Any) -> dict[str, Any]:
 
 def _calls_summary(m: dict[str, Any], total: str, kind: str) -> list[str]:
     """`count:` and `latency:` of tool or skill calls, as `show` prints them."""
+    # a total the trace does not give (a session_end without it) is unknown, and so is the
+    # share of it that succeeded
+    success = "—" if m[total] is None else f"{m[f'{kind}_success_pct'] or 0:.1f}%"
     return [
-        f"count:      {m[total]}  ({m[f'{kind}_ok']} ok, {m[f'{kind}_error']} error)"
-        f"  success {m[f'{kind}_success_pct'] or 0:.1f}%",
+        f"count:      {_opt(m[total])}  ({m[f'{kind}_ok']} ok, {m[f'{kind}_error']} error)"
+        f"  success {success}",
         f"latency:    avg {_opt_duration(m[f'avg_{kind}_ms'])}",
     ]
 
@@ -423,7 +426,12 @@ def show_text(data: dict[str, Any]) -> str:
         "",
         section("Tool calls"),
     ]
-    if not m["total_tool_calls"]:
+    # upstream's count is session_end's; unknown there, the calls the trace has are shown
+    if (
+        m["total_tool_calls"] == 0
+        or m["total_tool_calls"] is None
+        and not (m["tool_ok"] or m["tool_error"])
+    ):
         out.append("count:      0")
     else:
         out += _calls_summary(m, "total_tool_calls", "tool")
@@ -455,11 +463,12 @@ def show_text(data: dict[str, Any]) -> str:
             ]
             out.append(f"  turn {turn['turn']}  " + "  ".join(parts))
     out += ["", section("Shell calls")]
-    if not m["total_shell_calls"]:
+    ran = m["avg_shell_ms"] is not None or data["shell_exit_codes"]
+    if m["total_shell_calls"] == 0 or m["total_shell_calls"] is None and not ran:
         out.append("count:      0")
     else:
         codes = [(c["exit_code"], c["commands"]) for c in data["shell_exit_codes"]]
-        out.append(f"count:      {m['total_shell_calls']}")
+        out.append(f"count:      {_opt(m['total_shell_calls'])}")
         out.append(f"exit codes: {exit_codes_text(codes)}")
         out.append(f"latency:    avg {_opt_duration(m['avg_shell_ms'])}")
     out += ["", section("Compaction")]
@@ -652,7 +661,7 @@ def report_text(data: dict[str, Any]) -> str:
             f"{_opt_duration(s['duration_ms'])}  {_opt(turns)} turn{'' if turns == 1 else 's'}",
             "",
         ]
-        calls = f"  {'Tool calls:':<14} {s['total_tool_calls']}"
+        calls = f"  {'Tool calls:':<14} {_opt(s['total_tool_calls'])}"
         if s["tool_error"]:
             calls += f"  ({s['tool_ok']} ok, {s['tool_error']} error)"
         out.append(calls)

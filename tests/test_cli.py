@@ -399,3 +399,38 @@ def test_ci_runs_the_readme_test_command() -> None:
         line.strip() for line in readme.splitlines() if "pip install -e '.[test]'" in line
     )
     assert command in (root / ".ci" / "run").read_text().splitlines()
+
+
+def test_counts_a_session_end_does_not_give_are_unknown_not_zero_or_none(tmp_path: Path) -> None:
+    """A session_end without `total_tool_calls` and `total_shell_calls` (which `mur trace`
+    refuses; analysed here): `report` printed Python's `None` as the tool calls, and `show`
+    printed `count: 0` and no call although the trace has one of each."""
+    session = tmp_path / "workdir" / "ses_a"
+    session.mkdir(parents=True)
+    (session / "trace.jsonl").write_text(
+        '{"event_type":"session_start","session_id":"ses_a","capsule_name":"c",'
+        '"capsule_version":"1","model":"m","max_turns":5}\n'
+        '{"event_type":"tool_call","turn":0,"tool_name":"ed","input":{"path":"a"},'
+        '"duration_ms":3,"status":"ok","state_effect":"read"}\n'
+        '{"event_type":"shell","command":"ls","exit_code":0,"duration_ms":2}\n'
+        '{"event_type":"session_end","exit_status":"ok","duration_ms":10,"total_turns":1}\n'
+    )
+    workdir = str(tmp_path / "workdir")
+    report = runner.invoke(app, ["report", "--workdir", workdir])
+    assert report.exit_code == 0, report.output
+    assert "\n  Tool calls:    —\n" in report.stdout
+    assert "None" not in report.stdout
+    shown = runner.invoke(app, ["show", "--workdir", workdir])
+    assert shown.exit_code == 0, shown.output
+    tools = shown.stdout.split("── Tool calls ")[1].split("\n── ")[0]
+    assert tools.splitlines()[1:] == [
+        "count:      —  (1 ok, 0 error)  success —",
+        "latency:    avg 3ms",
+        '  turn 0  ed 3ms ✓  {"path":"a"}',
+    ]
+    shell = shown.stdout.split("── Shell calls ")[1].split("\n── ")[0]
+    assert shell.splitlines()[1:] == [
+        "count:      —",
+        "exit codes: 1 ok",
+        "latency:    avg 2ms",
+    ]
