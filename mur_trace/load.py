@@ -362,7 +362,13 @@ def create_settings(con: duckdb.DuckDBPyConnection) -> None:
 
 
 def create_macros(con: duckdb.DuckDBPyConnection) -> None:
-    """The SQL functions the queries use."""
+    """The SQL functions the queries use, and the directory the command runs in (the
+    variable `cwd`, where functions/glob_literal.sql reads a path that starts with `~`)."""
+    try:
+        cwd: str | None = os.getcwd().rstrip(os.sep) or None
+    except OSError:  # the directory was removed: such a path is read as `./~...`
+        cwd = None
+    con.execute("SET VARIABLE cwd = $cwd::VARCHAR", {"cwd": cwd})
     for macro, (params, name) in MACROS.items():
         con.execute(f"CREATE OR REPLACE TEMP MACRO {macro}({params}) AS ({queries.get(name).sql})")
     for macro, (params, name) in TABLE_MACROS.items():

@@ -1305,3 +1305,12 @@ def test_a_name_starting_with_a_tilde_is_that_file(
     assert len(result.stdout.splitlines()) == 3, result.output
     assert sorted(os.listdir(here)) == ["~c.duckdb", "~x.jsonl"]
     assert os.listdir(home) == [] and not list(tmp_path.glob("homec.duckdb*"))
+    # a directory named `~`: DuckDB read `./~/ses_1/trace.jsonl` as `$HOME/ses_1/...`
+    # (before: "trace file is empty"), though the catalog read it
+    (here / "~" / "ses_1").mkdir(parents=True)
+    shutil.copy(here / "~x.jsonl", here / "~" / "ses_1" / "trace.jsonl")
+    for policy, found in (("reference", 2), ("context", 3)):
+        for named in (["--workdir", "~"], ["./~/ses_1/trace.jsonl"]):
+            result = runner.invoke(app, ["redundant", "--policy", policy, *named, "-f", "csv"])
+            assert result.exit_code == 0, result.output
+            assert len(result.stdout.splitlines()) == 1 + found
