@@ -392,10 +392,15 @@ def _resolve(arg: str | None, source: _Source, label: str | None = None) -> Path
     return resolve_session(arg, source.workdir, label, source.known, source.where, source.also)
 
 
-def _rules(rule: list[str] | None, no_rule: list[str] | None, policy: Policy) -> dict[str, bool]:
+def _rules(
+    rule: list[str] | None,
+    no_rule: list[str] | None,
+    policy: Policy,
+    effects: Path | None = None,
+) -> dict[str, bool]:
     """--rule / --no-rule as one mapping; an unknown name is a usage error that names the
-    option it was given to. Rules are the context policy's: given with the reference
-    policy, they change nothing, and a warning says so."""
+    option it was given to. Rules and an effects file are the context policy's: given with
+    the reference policy, they change nothing, and a warning says so."""
     wanted = {name: True for name in rule or []} | {name: False for name in no_rule or []}
     for name in wanted:
         if name not in RULES:
@@ -407,6 +412,12 @@ def _rules(rule: list[str] | None, no_rule: list[str] | None, policy: Policy) ->
         typer.echo(
             "warning: --rule and --no-rule choose the context policy's rules; the reference "
             "policy has none, and ignores them (add --policy context)",
+            err=True,
+        )
+    if effects is not None and policy.value == "reference":
+        typer.echo(
+            "warning: --effects declares effects for the context policy; the reference "
+            "policy reads only what tools declared, and ignores it (add --policy context)",
             err=True,
         )
     return wanted
@@ -534,7 +545,7 @@ def redundant(
     """List the redundant tool calls of each session, and a total."""
     if fmt is Format.parquet and output is None:
         raise typer.BadParameter("--format parquet needs --output FILE", param_hint="--output")
-    rules = _rules(rule, no_rule, policy)
+    rules = _rules(rule, no_rule, policy, effects)
     with _errors():
         _guard(output, paths, workdir, db, effects)
         found = find_redundant(
@@ -625,7 +636,7 @@ def check(
         raise typer.BadParameter(
             "give at least one of --max-redundant, --max-rate, --max-context-tokens"
         )
-    rules = _rules(rule, no_rule, policy)
+    rules = _rules(rule, no_rule, policy, effects)
     with _errors():
         trace = summarise(
             paths, workdir=workdir, db=db, policy=policy.value, rules=rules, effects=effects,
@@ -662,7 +673,7 @@ def show(
     format_in: FormatInOpt = None,
 ) -> None:
     """Summarise one session: turns, tokens, tool calls, redundant calls, shell, compaction."""
-    rules = _rules(rule, no_rule, policy)
+    rules = _rules(rule, no_rule, policy, effects)
     with _errors():
         path = _resolve(session, _source(workdir, db))
         trace = _load([path], workdir, policy.value, rules, effects, db, format_in=format_in)
@@ -709,7 +720,7 @@ def diff(
     format_in: FormatInOpt = None,
 ) -> None:
     """Compare two sessions metric by metric (lower is better, but for success rate)."""
-    rules = _rules(rule, no_rule, policy)
+    rules = _rules(rule, no_rule, policy, effects)
     with _errors():
         if (before is None) != (after is None):
             raise MurTraceError(
@@ -782,7 +793,7 @@ def report(
     format_in: FormatInOpt = None,
 ) -> None:
     """Statistics across sessions: mean, stddev, min, max per metric; exit statuses."""
-    rules = _rules(rule, no_rule, policy)
+    rules = _rules(rule, no_rule, policy, effects)
     with _errors():
         source = _source(workdir, db)
         paths = select_sessions(
@@ -982,7 +993,7 @@ def spark_redundant(
     master: MasterOpt = None,
 ) -> None:
     """Find the redundant calls of an export's sessions with Spark; write them as Parquet."""
-    rules = _rules(rule, no_rule, policy)
+    rules = _rules(rule, no_rule, policy, effects)
     with _errors():
         from . import spark
 

@@ -69,6 +69,10 @@ def read_effects(path: str | Path) -> list[Effect]:
         raise MurTraceError(problem.code, problem.message)
     try:
         text = path.read_text(encoding="utf-8-sig")  # a byte order mark is not TOML
-    except (OSError, UnicodeDecodeError) as exc:
-        raise MurTraceError(E_IO_003, f"failed to read {path}: {exc}") from None
+    except UnicodeDecodeError as exc:
+        raise MurTraceError(
+            E_IO_003, f"failed to read {path}: not valid UTF-8 text (byte {exc.start})"
+        ) from None
+    except OSError as exc:
+        raise MurTraceError(E_IO_003, f"failed to read {path}: {exc.strerror or exc}") from None
     return parse_effects(text, path)

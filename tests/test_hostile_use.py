@@ -893,6 +893,21 @@ def test_an_effects_file_nested_too_deep_or_with_a_bom(tmp_path: Path, workdir: 
     bom.write_bytes(b'\xef\xbb\xbf[editor]\neffect = "read"\n')
     result = runner.invoke(app, ["redundant", "--workdir", str(workdir), "--effects", str(bom)])
     assert result.exit_code == 0, result.output
+    # the reference policy reads no effects file: said, as for --rule (before, silence)
+    assert result.stderr == (
+        "warning: --effects declares effects for the context policy; the reference policy "
+        "reads only what tools declared, and ignores it (add --policy context)\n"
+    )
+    # not UTF-8: said as a trace's bytes are (before, Python's codec error)
+    latin = tmp_path / "latin.toml"
+    latin.write_bytes(b'[editor]\neffect = "r\xe9ad"\n')
+    result = runner.invoke(app, ["redundant", "--workdir", str(workdir), "--policy", "context",
+                                 "--effects", str(latin)])  # fmt: skip
+    assert result.exit_code == 2
+    assert (
+        result.stderr
+        == f"error[E-IO-003]: failed to read {latin}: not valid UTF-8 text (byte 20)\n"
+    )
 
 
 def test_one_command_naming_ten_thousand_files(tmp_path: Path) -> None:
