@@ -37,6 +37,7 @@ from . import (
     run_over_catalog,
     summarise,
 )
+from .effects import read_effects
 from .errors import (
     E_INTERRUPTED,
     E_IO_003,
@@ -392,6 +393,16 @@ def _resolve(arg: str | None, source: _Source, label: str | None = None) -> Path
     return resolve_session(arg, source.workdir, label, source.known, source.where, source.also)
 
 
+def _readable_effects(effects: Path) -> bool:
+    """Whether the effects file reads: one that does not is the command's one error line,
+    with no warning before it."""
+    try:
+        read_effects(effects)
+    except MurTraceError:
+        return False
+    return True
+
+
 def _rules(
     rule: list[str] | None,
     no_rule: list[str] | None,
@@ -414,7 +425,7 @@ def _rules(
             "policy has none, and ignores them (add --policy context)",
             err=True,
         )
-    if effects is not None and policy.value == "reference":
+    if effects is not None and policy.value == "reference" and _readable_effects(effects):
         typer.echo(
             "warning: --effects declares effects for the context policy; the reference "
             "policy reads only what tools declared, and ignores it (add --policy context)",
