@@ -403,6 +403,17 @@ def test_a_rebuild_that_would_lose_a_trace_is_refused(
     )
 
 
+def test_a_catalog_in_a_directory_that_is_not_there(workdir: Path, tmp_path: Path) -> None:
+    # before: `cannot open catalog …: IO Error: Cannot open file "/abs/…": No such file…`
+    db = tmp_path / "nd" / "c.duckdb"
+    result = runner.invoke(app, ["ingest", "--db", str(db), "--workdir", str(workdir)])
+    assert result.exit_code == 2
+    assert (
+        result.stderr == f"error[E-IO-003]: cannot write catalog {db}: no directory {db.parent}\n"
+    )
+    assert not db.parent.exists()
+
+
 def test_a_rebuild_reads_a_trace_as_it_was_read(tmp_path: Path) -> None:
     # a Claude Code log whose first line says nothing: read only with --format-in
     source = next((Path(__file__).parent / "fixtures" / "real" / "claude-code").glob("*.jsonl"))
