@@ -172,6 +172,9 @@ def timeline(trace: Trace, trace_path: str | None = None, *, max_resources: int 
     ax.set_yticks(range(len(shown)), [_text(resource) for resource in shown])
     ax.set_ylim(len(shown) - 0.5, -0.9)
     ax.set_xlabel("line in trace")
+    from matplotlib.ticker import MaxNLocator  # loaded with the figure (_figure)
+
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # a line is a whole number
     ax.set_title(f"{_text(trace_path, 2 * LABEL_CHARS)}  ({trace.policy} policy)", fontsize=9)
     ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8)
     ax.grid(axis="x", alpha=0.3)

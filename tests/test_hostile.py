@@ -399,6 +399,10 @@ def test_a_resource_of_100_000_characters_is_drawn_with_a_short_label(tmp_path: 
     (timeline,) = plot.timeline(trace).axes
     (label,) = [tick.get_text() for tick in timeline.get_yticklabels()]
     assert len(label) == plot.LABEL_CHARS
+    # the two calls are lines 1 and 2: the line axis is ticked at whole lines only (before,
+    # 1.0, 1.2, 1.4, ...)
+    ticks = [t for t in timeline.get_xticks() if 1 <= t <= 2]
+    assert ticks and all(float(t).is_integer() for t in timeline.get_xticks()), ticks
     assert label.startswith("src/ddd") and label.endswith("dd/end.rs") and "…" in label
     labels = [t.get_text() for ax in plot.waste(trace).axes for t in ax.get_yticklabels()]
     assert "editor" in labels and max(map(len, labels)) == plot.LABEL_CHARS
