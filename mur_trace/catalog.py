@@ -55,7 +55,7 @@ from .sessions import (
     trace_key,
     trace_keys,
 )
-from .writes import check_target
+from .writes import check_duckdb_name, check_target
 
 #: Version of the catalog's tables. A catalog of an older version must be rebuilt.
 SCHEMA_VERSION = 6  # 2: traces.warning (torn last lines); 3: traces.format, events.cwd and
@@ -141,6 +141,7 @@ def _duckdb_file(db: Path) -> bool:
 def _connect(db: Path, read_only: bool) -> duckdb.DuckDBPyConnection:
     """Open the catalog, waiting while another process holds it. Only a regular file (or
     a path not there yet) is opened: a pipe or a device would block."""
+    check_duckdb_name(db, "open catalog")
     if "\\" in str(db):  # DuckDB reads a backslash in a database path as a `/`
         raise MurTraceError(
             E_IO_003,

@@ -83,7 +83,13 @@ from .sessions import (
     session_at,
 )
 from .trace import BIGINT_MAX, Trace
-from .writes import cannot_write, check_target, owned_directory, replaced_file
+from .writes import (
+    cannot_write,
+    check_duckdb_name,
+    check_target,
+    owned_directory,
+    replaced_file,
+)
 
 EXIT_ERROR = 2
 EXIT_CHECK_FAILED = 1
@@ -930,6 +936,7 @@ def export(
 ) -> None:
     """Write the events and the findings as a Parquet dataset for Spark, Trino, DuckDB."""
     with _errors():
+        check_duckdb_name(parquet, "write")  # DuckDB writes the dataset
         inputs = _guard(parquet, paths, workdir, db)
         partitions = partition_by.value if partition_by else None
         written = dict.fromkeys(EXPORT_TABLES, 0)

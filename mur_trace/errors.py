@@ -39,10 +39,13 @@ def visible(text: str, lines: bool = False) -> str:
     return _CONTROL.sub(_escape, text)
 
 
-#: C0 and C1 controls, DEL, line and paragraph separators, bidirectional overrides.
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+#: C0 and C1 controls, DEL, line and paragraph separators, bidirectional overrides, and
+#: lone surrogates (a file name that is not UTF-8, as Python decodes it).
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 
 
 def _escape(match: re.Match[str]) -> str:
     char = match.group()
+    if "\udc80" <= char <= "\udcff":  # the byte a name holds, as a path's text shows it
+        return f"\\x{ord(char) - 0xDC00:02x}"
     return {"\t": "\\t", "\r": "\\r", "\n": "\\n"}.get(char, f"\\u{ord(char):04x}")

@@ -38,6 +38,18 @@ from .errors import E_IO_003, E_IO_004, MurTraceError
 PathLike = str | os.PathLike[str]
 
 
+def check_duckdb_name(path: PathLike, what: str) -> None:
+    """Refuse (E-IO-003) a path DuckDB is to open or write whose name is not UTF-8 text:
+    DuckDB takes only UTF-8 names (it failed with `std::bad_cast` or Python's encoding
+    error, a traceback)."""
+    try:
+        os.fspath(path).encode()
+    except UnicodeEncodeError:
+        raise MurTraceError(
+            E_IO_003, f"cannot {what} {os.fspath(path)}: its name is not UTF-8 text"
+        ) from None
+
+
 def _real(path: PathLike) -> str:
     return os.path.realpath(os.fspath(path))
 

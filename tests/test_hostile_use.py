@@ -1329,3 +1329,27 @@ def test_a_name_starting_with_a_tilde_is_that_file(
             result = runner.invoke(app, ["redundant", "--policy", policy, *named, "-f", "csv"])
             assert result.exit_code == 0, result.output
             assert len(result.stdout.splitlines()) == 1 + found
+
+
+def test_a_catalog_or_dataset_whose_name_is_not_utf8(tmp_path: Path, workdir: Path) -> None:
+    """DuckDB opens and writes only UTF-8 names: `ingest --db c<0xff>.duckdb` was a traceback
+    (`std::bad_cast`), `export --parquet e<0xff>` too (Python's encoding error)."""
+    out = tmp_path / "out"
+    out.mkdir()
+    for command, name, what in (
+        ("ingest", "--db", "open catalog"),
+        ("export", "--parquet", "write"),
+    ):
+        target = os.fsdecode(
+            os.fsencode(out) + (b"/c\xff.duckdb" if command == "ingest" else b"/e\xff")
+        )
+        result = subprocess.run(
+            [sys.executable, "-m", "mur_trace", command, name, target, "--workdir", str(workdir)],
+            capture_output=True, text=True, timeout=120,
+        )  # fmt: skip
+        assert result.returncode == 2, result.stderr
+        shown = target.encode(errors="surrogateescape").decode(errors="backslashreplace")
+        assert (
+            result.stderr == f"error[E-IO-003]: cannot {what} {shown}: its name is not UTF-8 text\n"
+        )
+    assert os.listdir(out) == []
