@@ -391,8 +391,11 @@ def ingest(
     # that may lag this one by a tick
     started = time.time_ns() - 1_000_000_000
     db = Path(db)
-    if not db.parent.is_dir():  # as -o says it; DuckDB's message named its own spelling
-        raise MurTraceError(E_IO_003, f"cannot write catalog {db}: no directory {db.parent}")
+    if not db.parent.is_dir():  # DuckDB's message named its own spelling of the path
+        reason = "is not a directory" if os.path.lexists(db.parent) else "does not exist"
+        raise MurTraceError(
+            E_IO_003, f"cannot open catalog {db}: its directory {db.parent} {reason}"
+        )
     paths = as_paths(paths)
     # a rebuild with nothing named and no ./workdir reads what the catalog held
     named = bool(paths) or workdir is not None or not rebuild or DEFAULT_WORKDIR.exists()

@@ -409,7 +409,8 @@ def test_a_catalog_in_a_directory_that_is_not_there(workdir: Path, tmp_path: Pat
     result = runner.invoke(app, ["ingest", "--db", str(db), "--workdir", str(workdir)])
     assert result.exit_code == 2
     assert (
-        result.stderr == f"error[E-IO-003]: cannot write catalog {db}: no directory {db.parent}\n"
+        result.stderr
+        == f"error[E-IO-003]: cannot open catalog {db}: its directory {db.parent} does not exist\n"
     )
     assert not db.parent.exists()
 
