@@ -79,11 +79,12 @@ OVERRIDES = {
 #: sort. A catalog last written by an older mur-trace lacks the key; it is sorted when read.
 IN_ORDER_KEY = "findings_in_order"
 
-#: Key of `catalog_meta`: when the last ingest began (Unix ns). A file rewritten since
-#: changed its status time then or later, whatever modification time it was given
-#: (`cp -p`, `rsync -a`, `tar x` restore one): a file of the same size and modification
-#: time whose status changed since is compared by its SHA-256. Without the key (a
-#: catalog of an older mur-trace), every such file is.
+#: Key of `catalog_meta`: when the last ingest that looked at every trace the catalog held
+#: began (Unix ns, less a second). A file rewritten since changed its status time then or
+#: later, whatever modification time it was given (`cp -p`, `rsync -a`, `tar x` restore
+#: one): a file of the same size and modification time whose status changed since is
+#: compared by its SHA-256. Without the key (a catalog of an older mur-trace), every such
+#: file is.
 STARTED_KEY = "last_ingest_started_ns"
 
 
@@ -291,41 +292,51 @@ def _remove(cat: duckdb.DuckDBPyConnection, paths: list[str], tables: Iterable[s
             )
 
 
-def _check_ours(db: Path, rebuild: bool) -> dict[str, str | None]:
+def _check_ours(db: Path, rebuild: bool) -> None:
     """Before a catalog is opened for writing: a DuckDB file that is not a mur-trace
-    catalog is refused (read read-only, never written), with or without `rebuild`. With
-    `rebuild`: the traces it holds, each with the `--format-in` name of the format it was
-    read as (None when its version does not say), which a rebuild reads again."""
+    catalog is refused (read read-only, never written), with or without `rebuild`."""
     if not db.is_file() or db.stat().st_size == 0:
-        return {}  # created by this ingest
+        return  # created by this ingest
     try:
         con = _connect(db, read_only=True)
     except MurTraceError:
         if not os.path.lexists(db):
-            return {}  # made by another ingest that failed and removed it: this one makes it
+            return  # made by another ingest that failed and removed it: this one makes it
         raise
     try:
-        if not rebuild:
+        if rebuild:
+            try:
+                _version(con, db)
+            except MurTraceError:
+                raise MurTraceError(
+                    E_IO_004, f"refusing to rebuild {db}: it is not a mur-trace catalog"
+                ) from None
+        else:
             _check_version(con, db)
-            return {}
-        try:
-            if _version(con, db) is None:
-                return {}
-        except MurTraceError:
-            raise MurTraceError(
-                E_IO_004, f"refusing to rebuild {db}: it is not a mur-trace catalog"
-            ) from None
-        # every version has trace_files and traces; not every one says a trace's format
-        columns = {row[0] for row in con.execute("DESCRIBE main.traces").fetchall()}
-        read_as = "t.format" if "format" in columns else "NULL"
-        rows = con.execute(
-            f"SELECT f.trace_path, any_value({read_as}) FROM main.trace_files AS f "
-            "LEFT JOIN main.traces AS t USING (trace_path) GROUP BY ALL ORDER BY ALL"
-        ).fetchall()
-        names = {reader: name for name, reader in formats.FORMATS.items()}
-        return {path: names.get(reader) for path, reader in rows}
     finally:
         con.close()
+
+
+def _held(cat: duckdb.DuckDBPyConnection) -> dict[str, str | None]:
+    """The traces a catalog holds, by their keys as they resolve now (a catalog of an older
+    mur-trace stored paths unresolved; two that resolve to one file are one), each with
+    the `--format-in` name of the format it was read as (None when its version does not
+    say): what a rebuild reads again. Read in the rebuild's transaction, so that an ingest
+    committed while it waited is read again too."""
+    if not {"trace_files", "traces"} <= _tables(cat):
+        return {}
+    # every version has trace_files and traces; not every one says a trace's format
+    columns = {row[0] for row in cat.execute("DESCRIBE main.traces").fetchall()}
+    read_as = "t.format" if "format" in columns else "NULL"
+    rows = cat.execute(
+        f"SELECT f.trace_path, any_value({read_as}) FROM main.trace_files AS f "
+        "LEFT JOIN main.traces AS t USING (trace_path) GROUP BY ALL ORDER BY ALL"
+    ).fetchall()
+    names = {reader: name for name, reader in formats.FORMATS.items()}
+    held: dict[str, str | None] = {}
+    for key, (_, reader) in zip(trace_keys([row[0] for row in rows]), rows, strict=True):
+        held.setdefault(key, names.get(reader))
+    return held
 
 
 def _rebuilt(
@@ -405,17 +416,14 @@ def ingest(
     # through a link to its workdir, is one trace
     found = discover(paths, workdir) if named else []
     check_target(db, roots, "write the catalog", files=found)
-    held = _check_ours(db, rebuild)
-    if not found and not held:
-        discover(paths, workdir)  # nothing named, nothing held: says that ./workdir is missing
     files = trace_keys(found)
-    again, gone_held = _rebuilt(db, held, files, scopes) if rebuild else ({}, 0)
-    # how each trace a rebuild reads is read: as it was, unless --format-in says
-    read_as = again | ({p: held[p] for p in files if p in held} if format_in is None else {})
-    files += list(again)
     report = IngestReport(skipped=check_files(files))
-    if report.skipped and len(report.skipped) == len(files):  # nothing to read: say why
-        raise MurTraceError(report.skipped[0].code, report.skipped[0].message)
+    if not rebuild and report.skipped and len(report.skipped) == len(files):
+        raise MurTraceError(report.skipped[0].code, report.skipped[0].message)  # say why
+    _check_ours(db, rebuild)
+    held: dict[str, str | None] = {}
+    read_as: dict[str, str | None] = {}
+    gone_held = 0
     before = _which_file(db)
     staging: str | None = None
     cat = _connect(db, read_only=False)
@@ -428,6 +436,16 @@ def ingest(
         created = _which_file(db) != before and not _holds_anything(cat)
         cat.execute("BEGIN TRANSACTION")  # a killed ingest, --rebuild too, changes nothing
         if rebuild:
+            held = _held(cat)
+            again, gone_held = _rebuilt(db, held, files, scopes)
+            # how each trace is read again: as it was, unless --format-in says
+            read_as = again | ({p: held[p] for p in files if p in held} if not forced else {})
+            files += list(again)
+            report.skipped += check_files(list(again))
+            if not files:
+                discover(paths, workdir)  # nothing named, nothing held: ./workdir is missing
+            if report.skipped and len(report.skipped) == len(files):  # nothing to read
+                raise MurTraceError(report.skipped[0].code, report.skipped[0].message)
             for table in _tables(cat) & {*STORED, "trace_files", "catalog_meta"}:
                 cat.execute(f"DROP TABLE {table}")
         exists = not rebuild and _check_version(cat, db)
@@ -561,7 +579,19 @@ def ingest(
         if left_out and (strict or len(report.skipped) == len(files)):
             first = left_out[0]
             raise MurTraceError(first.code, first.message + (" (--strict)" if strict else ""))
-        if exists:
+        unread = [s for s in report.skipped if s.trace_path in held]
+        if unread:  # the catalog holds their only readable copy: none is lost
+            more = f" and {len(unread) - 1} more" if len(unread) > 1 else ""
+            raise MurTraceError(
+                E_IO_004,
+                f"refusing to rebuild {db}: it holds traces that cannot be read again "
+                f"({unread[0].message}{more}), which a rebuild would lose; remove {db} to "
+                "start anew without them",
+            )
+        # when every trace the catalog held was looked at (else one rewritten before this
+        # ingest, under a directory it did not read, would pass for unchanged next time)
+        looked_at = set(files) - {s.trace_path for s in report.skipped} | set(gone)
+        if exists and looked_at >= set(known):
             cat.execute(
                 "INSERT OR REPLACE INTO catalog_meta VALUES ($key, $value)",
                 {"key": STARTED_KEY, "value": str(started)},

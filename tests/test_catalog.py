@@ -415,6 +415,72 @@ def test_a_catalog_in_a_directory_that_is_not_there(workdir: Path, tmp_path: Pat
     assert not db.parent.exists()
 
 
+def test_a_rebuild_reads_each_trace_once_wherever_it_now_resolves(
+    workdir: Path, tmp_path: Path
+) -> None:
+    # the workdir moved and a link left in its place: the catalog's paths resolve to the
+    # same files as the link's (before, 14 traces: each read once by its old path, once new)
+    db = tmp_path / "catalog.duckdb"
+    ingest(db, workdir=workdir)
+    moved = tmp_path / "data" / "workdir"
+    moved.parent.mkdir()
+    workdir.rename(moved)
+    workdir.symlink_to(moved)
+    with duckdb.connect(str(db)) as con:  # as an older catalog stored them: unresolved
+        con.execute("UPDATE trace_files SET trace_path = replace(trace_path, $m, $w)",
+                    {"m": str(moved), "w": str(workdir)})  # fmt: skip
+    report = ingest(db, [workdir], rebuild=True)
+    assert (report.new, report.deleted) == (7, 0)
+    assert len(_held(db)) == 7
+    assert len(findings(mur_trace.load(db=db))) == 19
+
+
+def test_a_rebuild_that_cannot_read_a_trace_again_is_refused(
+    workdir: Path, openhands: Path, tmp_path: Path
+) -> None:
+    # before, the OpenHands file, emptied, was stored as an error: its 265 events lost
+    db = tmp_path / "catalog.duckdb"
+    ingest(db, workdir=workdir)
+    ingest(db, [openhands])
+    log = next(openhands.glob("*.jsonl"))
+    log.write_text("")
+    kept = db.read_bytes()
+    result = runner.invoke(app, ["ingest", "--db", str(db), "--workdir", str(workdir), "--rebuild"])
+    assert result.exit_code == 2
+    assert result.stderr.endswith(
+        f"error[E-IO-004]: refusing to rebuild {db}: it holds traces that cannot be read "
+        f"again ({log.resolve()}: no openhands event in it (empty, or not a log of that "
+        "agent)), which a rebuild would lose; remove "
+        f"{db} to start anew without them\n"
+    )
+    assert db.read_bytes() == kept
+
+
+def test_an_ingest_of_one_directory_does_not_vouch_for_another(
+    workdir: Path, tmp_path: Path
+) -> None:
+    # the last ingest's start says which files are unchanged only when it looked at them
+    # all: here `other` was ingested in between, and the rewrite in `workdir` passed for
+    # unchanged (before)
+    other = tmp_path / "other"
+    other.mkdir()
+    moved = sorted(workdir.glob("ses_*"))[-1]
+    moved.rename(other / moved.name)
+    db = tmp_path / "catalog.duckdb"
+    ingest(db, [workdir, other])
+    editor = workdir / "ses_01a21715468070018000000000001eef" / "trace.jsonl"
+    kept = editor.stat()
+    text = editor.read_text()
+    read = '"turn":2,"tool_name":"editor","input":{"operation":"read_file","path":"src/widget.r'
+    editor.write_text(text.replace(read + 's"', read + 'x"'))  # line 7 no longer a re-read
+    os.utime(editor, ns=(kept.st_atime_ns, kept.st_mtime_ns))
+    time.sleep(1.1)  # beyond the second of margin the ingest's start is taken with
+    assert ingest(db, [other]).unchanged == 1
+    report = ingest(db, [workdir])
+    assert (report.rewritten, report.unchanged) == (1, 5)
+    assert len(findings(mur_trace.load(db=db))) == 18
+
+
 def test_a_rebuild_reads_a_trace_as_it_was_read(tmp_path: Path) -> None:
     # a Claude Code log whose first line says nothing: read only with --format-in
     source = next((Path(__file__).parent / "fixtures" / "real" / "claude-code").glob("*.jsonl"))

@@ -1329,6 +1329,16 @@ def test_a_name_starting_with_a_tilde_is_that_file(
             result = runner.invoke(app, ["redundant", "--policy", policy, *named, "-f", "csv"])
             assert result.exit_code == 0, result.output
             assert len(result.stdout.splitlines()) == 1 + found
+    # run in a directory whose name DuckDB would take for a pattern: `w[1]` matched `w1`
+    (tmp_path / "w[1]").mkdir(), (tmp_path / "w1").mkdir()
+    shutil.copy(here / "~x.jsonl", tmp_path / "w[1]" / "~x.jsonl")
+    shutil.copy(sample_workdir / "ses_01a2175e848070038000000000005ccd" / "trace.jsonl",
+                tmp_path / "w1" / "~x.jsonl")  # fmt: skip
+    monkeypatch.chdir(tmp_path / "w[1]")
+    for policy, found in (("reference", 2), ("context", 3)):
+        result = runner.invoke(app, ["redundant", "--policy", policy, "~x.jsonl", "-f", "csv"])
+        assert result.exit_code == 0, result.output
+        assert len(result.stdout.splitlines()) == 1 + found
 
 
 def test_a_catalog_or_dataset_whose_name_is_not_utf8(tmp_path: Path, workdir: Path) -> None:

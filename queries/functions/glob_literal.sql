@@ -7,8 +7,12 @@
 -- under the directory the command runs in (the variable `cwd`, set by load.create_macros;
 -- `./` when there is none): DuckDB takes a leading `~` for the home directory (`~x.jsonl`
 -- read `/home/userx.jsonl`), where the shell would have expanded one already, and reads
--- `./~/x.jsonl` as `~/x.jsonl`.
+-- `./~/x.jsonl` as `~/x.jsonl`. The directory is escaped with the path (under `w[1]`,
+-- `~x.jsonl` read `w1/~x.jsonl`).
 -- @param path VARCHAR  A file's path.
 -- @column result VARCHAR  The pattern naming that file alone.
-CASE WHEN starts_with(path, '~') THEN coalesce(getvariable('cwd'), '.') || '/' ELSE '' END
-    || CASE WHEN contains(path, chr(92)) THEN path ELSE regexp_replace(path, '([*?\[])', '[\1]', 'g') END
+-- (the path, anchored, named once as `p`)
+list_transform(
+    [CASE WHEN starts_with(path, '~') THEN coalesce(getvariable('cwd'), '.') || '/' ELSE '' END || path],
+    lambda p: CASE WHEN contains(p, chr(92)) THEN p ELSE regexp_replace(p, '([*?\[])', '[\1]', 'g') END
+)[1]
