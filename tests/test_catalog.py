@@ -123,20 +123,27 @@ def test_incremental_ingest(workdir: Path, tmp_path: Path) -> None:
     assert ingest(db, workdir=workdir).unchanged == 6
 
 
-def test_a_rewrite_that_keeps_size_and_time_is_read_again(workdir: Path, tmp_path: Path) -> None:
-    # a trace restored from a copy (`cp -p`, `rsync -a`, `tar x`) keeps the time it is given:
-    # before, ingest took such a file for unchanged, and the catalog kept the old events
-    db = tmp_path / "catalog.duckdb"
-    ingest(db, workdir=workdir)
+def _rewrite_keeping_time(workdir: Path) -> tuple[Path, str]:
+    """Rewrite the editor session so that its line 7 reads another file, of a name as long
+    (no longer a re-read of line 3's: 18 findings in the workdir, not 19), keeping the
+    trace's size and modification time; its path and its text before."""
     editor = workdir / "ses_01a21715468070018000000000001eef" / "trace.jsonl"
     kept = editor.stat()
-    # line 7 reads another file of a name as long: no longer a re-read of line 3's
     text = editor.read_text()
     read = '"turn":2,"tool_name":"editor","input":{"operation":"read_file","path":"src/widget.r'
     assert text.count(read + 's"') == 1
     editor.write_text(text.replace(read + 's"', read + 'x"'))
     os.utime(editor, ns=(kept.st_atime_ns, kept.st_mtime_ns))
     assert (editor.stat().st_size, editor.stat().st_mtime_ns) == (kept.st_size, kept.st_mtime_ns)
+    return editor, text
+
+
+def test_a_rewrite_that_keeps_size_and_time_is_read_again(workdir: Path, tmp_path: Path) -> None:
+    # a trace restored from a copy (`cp -p`, `rsync -a`, `tar x`) keeps the time it is given:
+    # before, ingest took such a file for unchanged, and the catalog kept the old events
+    db = tmp_path / "catalog.duckdb"
+    ingest(db, workdir=workdir)
+    editor, text = _rewrite_keeping_time(workdir)
     report = ingest(db, workdir=workdir)
     assert (report.rewritten, report.unchanged) == (1, 6)
     assert len(findings(mur_trace.load(db=db))) == 18
@@ -147,6 +154,7 @@ def test_a_rewrite_that_keeps_size_and_time_is_read_again(workdir: Path, tmp_pat
     # a catalog that does not say when it was last ingested compares every file's bytes
     with duckdb.connect(str(db)) as con:
         con.execute("DELETE FROM catalog_meta WHERE key = 'last_ingest_started_ns'")
+    kept = editor.stat()
     editor.write_text(text)
     os.utime(editor, ns=(kept.st_atime_ns, kept.st_mtime_ns))
     report = ingest(db, workdir=workdir)
@@ -342,6 +350,14 @@ def openhands(tmp_path: Path) -> Path:
     return where
 
 
+def _of_both(workdir: Path, openhands: Path, tmp_path: Path) -> Path:
+    """A catalog of the sample workdir and, ingested after, the OpenHands output."""
+    db = tmp_path / "catalog.duckdb"
+    ingest(db, workdir=workdir)
+    ingest(db, [openhands])
+    return db
+
+
 def _held(db: Path) -> list[str]:
     with duckdb.connect(str(db), read_only=True) as con:
         return [
@@ -353,9 +369,7 @@ def test_a_rebuild_keeps_every_trace_the_catalog_holds(
     workdir: Path, openhands: Path, tmp_path: Path
 ) -> None:
     # before, a rebuild naming one directory dropped the traces of every other one
-    db = tmp_path / "catalog.duckdb"
-    ingest(db, workdir=workdir)
-    ingest(db, [openhands])
+    db = _of_both(workdir, openhands, tmp_path)
     held, before = _held(db), findings(mur_trace.load(db=db))
     assert len(held) == 8  # the 7 sample sessions and the OpenHands file
     report = ingest(db, [openhands], rebuild=True)
@@ -439,9 +453,7 @@ def test_a_rebuild_that_cannot_read_a_trace_again_is_refused(
     workdir: Path, openhands: Path, tmp_path: Path
 ) -> None:
     # before, the OpenHands file, emptied, was stored as an error: its 265 events lost
-    db = tmp_path / "catalog.duckdb"
-    ingest(db, workdir=workdir)
-    ingest(db, [openhands])
+    db = _of_both(workdir, openhands, tmp_path)
     log = next(openhands.glob("*.jsonl"))
     log.write_text("")
     kept = db.read_bytes()
@@ -468,12 +480,7 @@ def test_an_ingest_of_one_directory_does_not_vouch_for_another(
     moved.rename(other / moved.name)
     db = tmp_path / "catalog.duckdb"
     ingest(db, [workdir, other])
-    editor = workdir / "ses_01a21715468070018000000000001eef" / "trace.jsonl"
-    kept = editor.stat()
-    text = editor.read_text()
-    read = '"turn":2,"tool_name":"editor","input":{"operation":"read_file","path":"src/widget.r'
-    editor.write_text(text.replace(read + 's"', read + 'x"'))  # line 7 no longer a re-read
-    os.utime(editor, ns=(kept.st_atime_ns, kept.st_mtime_ns))
+    _rewrite_keeping_time(workdir)
     time.sleep(1.1)  # beyond the second of margin the ingest's start is taken with
     assert ingest(db, [other]).unchanged == 1
     report = ingest(db, [workdir])
