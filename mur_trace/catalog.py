@@ -317,26 +317,46 @@ def _check_ours(db: Path, rebuild: bool) -> None:
         con.close()
 
 
-def _held(cat: duckdb.DuckDBPyConnection) -> dict[str, str | None]:
+def _held(cat: duckdb.DuckDBPyConnection) -> tuple[dict[str, str | None], set[str]]:
     """The traces a catalog holds, by their keys as they resolve now (a catalog of an older
     mur-trace stored paths unresolved; two that resolve to one file are one), each with
     the `--format-in` name of the format it was read as (None when its version does not
-    say): what a rebuild reads again. Read in the rebuild's transaction, so that an ingest
-    committed while it waited is read again too."""
+    say): what a rebuild reads again. And those of them it holds the events of (not stored
+    as unreadable), which a rebuild must read again or lose. Read in the rebuild's
+    transaction, so that an ingest committed while it waited is read again too."""
     if not {"trace_files", "traces"} <= _tables(cat):
-        return {}
+        return {}, set()
     # every version has trace_files and traces; not every one says a trace's format
     columns = {row[0] for row in cat.execute("DESCRIBE main.traces").fetchall()}
     read_as = "t.format" if "format" in columns else "NULL"
+    stored = "t.error_code IS NULL" if "error_code" in columns else "true"
     rows = cat.execute(
-        f"SELECT f.trace_path, any_value({read_as}) FROM main.trace_files AS f "
-        "LEFT JOIN main.traces AS t USING (trace_path) GROUP BY ALL ORDER BY ALL"
+        f"SELECT f.trace_path, any_value({read_as}), bool_or(coalesce({stored}, false)) "
+        "FROM main.trace_files AS f LEFT JOIN main.traces AS t USING (trace_path) "
+        "GROUP BY ALL ORDER BY ALL"
     ).fetchall()
     names = {reader: name for name, reader in formats.FORMATS.items()}
     held: dict[str, str | None] = {}
-    for key, (_, reader) in zip(trace_keys([row[0] for row in rows]), rows, strict=True):
+    with_events: set[str] = set()
+    for key, (_, reader, ok) in zip(trace_keys([row[0] for row in rows]), rows, strict=True):
         held.setdefault(key, names.get(reader))
-    return held
+        if ok:
+            with_events.add(key)
+    return held, with_events
+
+
+def _refuse_to_lose(db: Path, skipped: list[Skipped], with_events: set[str]) -> None:
+    """Refuse a rebuild (E-IO-004) that cannot read again a trace whose events the catalog
+    holds (`with_events`): the catalog holds their only readable copy, and none is lost."""
+    unread = [s for s in skipped if s.trace_path in with_events]
+    if unread:
+        more = f" and {len(unread) - 1} more" if len(unread) > 1 else ""
+        raise MurTraceError(
+            E_IO_004,
+            f"refusing to rebuild {db}: it holds traces that cannot be read again "
+            f"({unread[0].message}{more}), which a rebuild would lose; repair them, or "
+            f"remove {db} to start anew without them",
+        )
 
 
 def _rebuilt(
@@ -421,7 +441,7 @@ def ingest(
     if not rebuild and report.skipped and len(report.skipped) == len(files):
         raise MurTraceError(report.skipped[0].code, report.skipped[0].message)  # say why
     _check_ours(db, rebuild)
-    held: dict[str, str | None] = {}
+    with_events: set[str] = set()
     read_as: dict[str, str | None] = {}
     gone_held = 0
     before = _which_file(db)
@@ -436,7 +456,7 @@ def ingest(
         created = _which_file(db) != before and not _holds_anything(cat)
         cat.execute("BEGIN TRANSACTION")  # a killed ingest, --rebuild too, changes nothing
         if rebuild:
-            held = _held(cat)
+            held, with_events = _held(cat)
             again, gone_held = _rebuilt(db, held, files, scopes)
             # how each trace is read again: as it was, unless --format-in says
             read_as = again | ({p: held[p] for p in files if p in held} if not forced else {})
@@ -444,6 +464,7 @@ def ingest(
             report.skipped += check_files(list(again))
             if not files:
                 discover(paths, workdir)  # nothing named, nothing held: ./workdir is missing
+            _refuse_to_lose(db, report.skipped, with_events)
             if report.skipped and len(report.skipped) == len(files):  # nothing to read
                 raise MurTraceError(report.skipped[0].code, report.skipped[0].message)
             for table in _tables(cat) & {*STORED, "trace_files", "catalog_meta"}:
@@ -575,19 +596,11 @@ def ingest(
             cat.execute(
                 "INSERT OR REPLACE INTO catalog_meta VALUES ($key, 'true')", {"key": IN_ORDER_KEY}
             )
+        _refuse_to_lose(db, report.skipped, with_events)
         left_out = report.skipped or (report.warnings if strict else [])
         if left_out and (strict or len(report.skipped) == len(files)):
             first = left_out[0]
             raise MurTraceError(first.code, first.message + (" (--strict)" if strict else ""))
-        unread = [s for s in report.skipped if s.trace_path in held]
-        if unread:  # the catalog holds their only readable copy: none is lost
-            more = f" and {len(unread) - 1} more" if len(unread) > 1 else ""
-            raise MurTraceError(
-                E_IO_004,
-                f"refusing to rebuild {db}: it holds traces that cannot be read again "
-                f"({unread[0].message}{more}), which a rebuild would lose; remove {db} to "
-                "start anew without them",
-            )
         # when every trace the catalog held was looked at (else one rewritten before this
         # ingest, under a directory it did not read, would pass for unchanged next time)
         looked_at = set(files) - {s.trace_path for s in report.skipped} | set(gone)

@@ -882,7 +882,8 @@ def ingest(
         typer.Option(
             help="Make the catalog anew: read again every trace it holds (as it was read) "
             "and those named (./workdir, when there is one and nothing is named). Refused "
-            "when a trace it holds from elsewhere is no longer a file."
+            "when a trace it holds the events of is no longer a file (outside the "
+            "directories named) or cannot be read again."
         ),
     ] = False,
     strict: StrictOpt = False,

@@ -462,10 +462,35 @@ def test_a_rebuild_that_cannot_read_a_trace_again_is_refused(
     assert result.stderr.endswith(
         f"error[E-IO-004]: refusing to rebuild {db}: it holds traces that cannot be read "
         f"again ({log.resolve()}: no openhands event in it (empty, or not a log of that "
-        "agent)), which a rebuild would lose; remove "
+        "agent)), which a rebuild would lose; repair them, or remove "
         f"{db} to start anew without them\n"
     )
     assert db.read_bytes() == kept
+    # the same with --strict, and when it is the only trace to read (before, its own error)
+    strict = ["ingest", "--db", str(db), "--workdir", str(workdir), "--rebuild", "--strict"]
+    assert runner.invoke(app, strict).stderr.startswith("error[E-IO-004]: refusing to rebuild")
+    alone = tmp_path / "alone.duckdb"
+    shutil.copy(Path(__file__).parent / "fixtures" / "real" / "openhands" / log.name, log)
+    ingest(alone, [openhands])
+    log.write_text("")
+    result = runner.invoke(app, ["ingest", "--db", str(alone), str(openhands), "--rebuild"])
+    assert result.stderr.startswith("error[E-IO-004]: refusing to rebuild"), result.output
+    assert db.read_bytes() == kept
+
+
+def test_a_trace_the_catalog_never_read_does_not_stop_a_rebuild(
+    workdir: Path, tmp_path: Path
+) -> None:
+    # stored as unreadable, it has no events to lose (before, every rebuild was refused)
+    bad = workdir / "ses_bad" / "trace.jsonl"
+    bad.parent.mkdir()
+    bad.write_text('{"not":"a trace"\n')
+    db = tmp_path / "catalog.duckdb"
+    assert (ingest(db, workdir=workdir).new, len(_held(db))) == (8, 8)
+    result = runner.invoke(app, ["ingest", "--db", str(db), "--workdir", str(workdir), "--rebuild"])
+    assert result.exit_code == 0, result.output
+    assert f"{bad.resolve()}:1: not valid JSON" in result.stderr
+    assert len(findings(mur_trace.load(db=db))) == 19
 
 
 def test_an_ingest_of_one_directory_does_not_vouch_for_another(
