@@ -876,7 +876,13 @@ def ingest(
         Path,
         typer.Option("--db", parser=_file_name, help="The catalog file (created when missing)."),
     ] = ...,
-    workdir: WorkdirOpt = DEFAULT_WORKDIR,
+    workdir: Annotated[
+        Path | None,
+        typer.Option(
+            parser=_named,
+            help="Directory holding the ses_* session directories (default: ./workdir).",
+        ),
+    ] = None,
     rebuild: Annotated[
         bool,
         typer.Option(
@@ -896,8 +902,8 @@ def ingest(
         report = ingest_traces(
             db,
             paths,
-            # the default, not named: a rebuild needs no ./workdir to read what it holds
-            workdir=None if workdir == DEFAULT_WORKDIR else workdir,
+            # not named, the default: a rebuild needs no ./workdir to read what it holds
+            workdir=workdir,
             rebuild=rebuild,
             strict=strict,
             progress=Progress("ingest"),

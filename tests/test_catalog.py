@@ -386,6 +386,12 @@ def test_a_rebuild_keeps_every_trace_the_catalog_holds(
     assert result.exit_code == 0, result.output
     assert result.stdout.startswith(f"{db}: 8 new,")
     assert findings(mur_trace.load(db=db)) == before
+    # a workdir named is read, even by the default's name (before, taken for not named)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(elsewhere)
+        named = runner.invoke(app, ["ingest", "--db", str(db), "--workdir", "workdir", "--rebuild"])
+    assert named.exit_code == 2
+    assert named.stderr == "error[E-IO-001]: workdir not found: workdir\n"
 
 
 def test_a_rebuild_that_would_lose_a_trace_is_refused(
