@@ -8,7 +8,8 @@ which file each trace came from (`trace_files`: size, modification time, line co
 SHA-256) and the schema version (`catalog_meta`).
 
 Ingest is incremental: an unchanged file (same size and modification time, and no change
-of status since the last ingest began, else the same SHA-256) is skipped; a
+of status since the last ingest that looked at every trace began, else the same SHA-256)
+is skipped; a
 file that grew by appends (its old bytes are a prefix of the new, ending in a newline)
 adds only its new lines; any other change replaces the trace; a trace whose file is gone
 from a directory being ingested is removed. The new files are parsed in an in-memory

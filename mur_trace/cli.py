@@ -902,7 +902,7 @@ def ingest(
         report = ingest_traces(
             db,
             paths,
-            # not named, the default: a rebuild needs no ./workdir to read what it holds
+            # None when not given (./workdir): a rebuild then needs none to read what it holds
             workdir=workdir,
             rebuild=rebuild,
             strict=strict,

@@ -11,8 +11,8 @@
 -- `~x.jsonl` read `w1/~x.jsonl`).
 -- @param path VARCHAR  A file's path.
 -- @column result VARCHAR  The pattern naming that file alone.
--- (the path, anchored, named once as `p`)
 list_transform(
+    -- the path, anchored, named once as `p`
     [CASE WHEN starts_with(path, '~') THEN coalesce(getvariable('cwd'), '.') || '/' ELSE '' END || path],
     lambda p: CASE WHEN contains(p, chr(92)) THEN p ELSE regexp_replace(p, '([*?\[])', '[\1]', 'g') END
 )[1]

@@ -6,10 +6,10 @@
 -- traces (queries/load/lines.sql) went from 0.58 to 0.42 s, medians of 9.
 -- A path is a name, never a pattern (queries/functions/glob_literal.sql), and each file
 -- keeps the path as it was given: read_blob respells a pattern's match (`./a/../b*` as
--- `b*`; `~x` is read under the working directory), so a path holding `*`, `?` or `[`, or starting with `~`,
--- is taken from the list by its position (a
--- lookup that copies the list, 0.14 ms a file: only those; a join of every file with its
--- position cost 90 MB more at 5,000 files).
+-- `b*`; `~x` is read under the working directory), so a path holding `*`, `?` or `[`, or
+-- starting with `~`, is taken from the list by its position (a lookup that copies the
+-- list, 0.14 ms a file: only those; a join of every file with its position cost 90 MB
+-- more at 5,000 files).
 -- read_blob passes over an entry that names no file and numbers the others without it:
 -- every path must name a file (callers check each first), or the positions after it move.
 -- A file deleted after that check moves them: callers check the files again once read,
