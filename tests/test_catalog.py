@@ -435,6 +435,30 @@ def test_a_catalog_in_a_directory_that_is_not_there(workdir: Path, tmp_path: Pat
     assert not db.parent.exists()
 
 
+def test_a_rebuild_keeps_what_an_ingest_committed_while_it_waited(
+    workdir: Path, openhands: Path, tmp_path: Path, monkeypatch
+) -> None:
+    # the rebuild waits for the catalog while another ingest holds it and commits a trace;
+    # before, what it held was read before the wait, and that trace was lost
+    db = tmp_path / "catalog.duckdb"
+    ingest(db, workdir=workdir)
+    connect = mur_trace.catalog._connect
+    turns: list[str] = []
+
+    def after_another_ingest(path, read_only):
+        if not read_only and not turns:  # the other ingest's turn comes first
+            turns.append("other")
+            ingest(db, [openhands])
+        return connect(path, read_only=read_only)
+
+    monkeypatch.setattr("mur_trace.catalog._connect", after_another_ingest)
+    report = ingest(db, workdir=workdir, rebuild=True)
+    assert turns == ["other"]
+    assert (report.new, report.deleted) == (8, 0)
+    assert [Path(p).name for p in _held(db)].count("trace.jsonl") == 7
+    assert len(_held(db)) == 8  # the 7 sample sessions and the OpenHands file
+
+
 def test_a_rebuild_reads_each_trace_once_wherever_it_now_resolves(
     workdir: Path, tmp_path: Path
 ) -> None:
