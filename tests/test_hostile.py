@@ -148,6 +148,20 @@ BAD_LINES = {
         b'{"event_type":"shell","exit_code":-0}',
         '"exit_code" is not an integer: -0',
     ),
+    # a number is quoted as written (json_extract writes `1E0` again as `1.0`)...
+    "turn written 1E0": (
+        b'{"event_type":"tool_call","turn":1E0}',
+        '"turn" is not a non-negative integer: 1E0',
+    ),
+    "bytes written 3.50": (
+        b'{"event_type":"tool_call","output_bytes":3.50}',
+        '"output_bytes" is not a non-negative integer: 3.50',
+    ),
+    # ...never as another value of that key, in an object inside the event
+    "turn beside an input's turn": (
+        b'{"event_type":"tool_call","input":{"turn":7},"turn":2.5}',
+        '"turn" is not a non-negative integer: 2.5',
+    ),
     # an escaped key is the key it spells, to every JSON reader (and to `mur trace`)
     "escaped key of a count": (
         b'{"event_type":"tool_call","tu\\u0072n":"3"}',

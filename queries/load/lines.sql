@@ -121,12 +121,19 @@ SELECT
                     > 9007199254740991 THEN 'a count below 2^53'
                 ELSE 'a non-negative integer'
             END
-            -- json_extract writes `-0` again as `0`
-            || ': ' || CASE
-                WHEN json_type(raw, '$.' || bad_field) = 'BIGINT'
-                    AND json_extract(raw, '$.' || bad_field)::VARCHAR = '0' THEN '-0'
-                ELSE left(json_extract(raw, '$.' || bad_field)::VARCHAR, 40)
-            END
+            -- a number as written (json_extract writes `1E0` again as `1.0`, `-0` as `0`):
+            -- the key's one match in the line, when it is the value parsed
+            || ': ' || left(coalesce(
+                list_transform(
+                    [regexp_extract_all(raw, '"' || bad_field || '"\s*:\s*(-?[0-9][0-9.eE+-]*)', 1)],
+                    lambda written: CASE
+                        WHEN len(written) = 1 AND TRY_CAST(written[1] AS DOUBLE)
+                            = TRY_CAST(json_extract(raw, '$.' || bad_field) AS DOUBLE)
+                            THEN written[1]
+                    END
+                )[1],
+                json_extract(raw, '$.' || bad_field)::VARCHAR
+            ), 40)
     END AS problem,
     ev IS NULL AND final_piece AND NOT json_valid(raw) AS torn,
     ev.session_id,
