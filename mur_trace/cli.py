@@ -196,7 +196,10 @@ PolicyOpt = Annotated[
 ]
 RuleOpt = Annotated[
     list[str] | None,
-    typer.Option("--rule", help="Switch a context rule on (repeatable; see --list-rules)."),
+    typer.Option(
+        "--rule",
+        help="Switch a context rule on (repeatable; `redundant --list-rules` lists them).",
+    ),
 ]
 NoRuleOpt = Annotated[
     list[str] | None,
