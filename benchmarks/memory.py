@@ -1,8 +1,10 @@
 """Peak memory of every command over a simulated fleet, whole processes, side by side.
 
-    python benchmarks/memory.py [--sessions 20000] [--seed 2] [--workdir DIR]
+    python benchmarks/memory.py [--sessions 20000] [--seed N] [--workdir DIR]
 
-Simulates `--sessions` sessions with `mur_trace.synth` (or uses `--workdir`), then runs each
+Simulates `--sessions` sessions with `mur_trace.synth`, as benchmarks/speed.py does (16 to
+56 turns; the seed their number unless `--seed` says), so that its 20,000 sessions are the
+speed run's (or uses `--workdir`), then runs each
 command as a user would (`mur-trace ... --workdir W`, output to /dev/null) and prints its
 wall time and peak resident memory (`ru_maxrss` of the child), against the 1 GB budget.
 """
@@ -71,7 +73,7 @@ def peak(args: list[str]) -> tuple[float, float, int]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sessions", type=int, default=20_000)
-    parser.add_argument("--seed", type=int, default=2)
+    parser.add_argument("--seed", type=int, help="default: the number of sessions")
     parser.add_argument("--workdir", type=Path, help="measure this workdir instead")
     parser.add_argument("--one", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -82,12 +84,13 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         scratch = Path(tmp)
         if args.workdir is None:
-            workdir = synthesize(scratch / "fleet", args.sessions, args.seed)
+            seed = args.sessions if args.seed is None else args.seed
+            workdir = synthesize(scratch / "fleet", args.sessions, seed=seed, turns=(16, 56))
         else:
             workdir = args.workdir
-        size = sum(p.stat().st_size for p in workdir.glob("ses_*/trace.jsonl")) / 2**20
+        size = sum(p.stat().st_size for p in workdir.glob("ses_*/trace.jsonl")) / 1e6
         count = len(list(workdir.glob("ses_*")))
-        print(f"{count:,} sessions, {size:,.0f} MB of traces; budget {BUDGET_MB} MB\n")
+        print(f"{count:,} sessions, {size:,.0f} MB of traces; budget {BUDGET_MB} MB (MiB)\n")
         print(f"{'command':<33} {'wall s':>8} {'peak MB':>8}  within")
         for name, command in commands(workdir, scratch).items():
             if name.startswith("export"):
