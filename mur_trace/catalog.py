@@ -101,6 +101,9 @@ class IngestReport:
     events: int = 0
     skipped: list[Skipped] = field(default_factory=list)
     warnings: list[TraceWarning] = field(default_factory=list)
+    #: of the skipped, traces whose file changed and can no longer be read, whose events
+    #: the catalog held: it keeps them as they were
+    kept: int = 0
 
 
 @dataclass(frozen=True)
@@ -346,6 +349,18 @@ def _held(cat: duckdb.DuckDBPyConnection) -> tuple[dict[str, str | None], set[st
     return held, with_events
 
 
+def _with_events(cat: duckdb.DuckDBPyConnection, paths: list[str]) -> set[str]:
+    """Those of `paths` whose events the catalog holds (not stored as unreadable)."""
+    if not paths:
+        return set()
+    rows = cat.execute(
+        "SELECT trace_path FROM main.traces WHERE error_code IS NULL "
+        "AND trace_path IN (SELECT unnest($p::VARCHAR[]))",
+        {"p": paths},
+    ).fetchall()
+    return {row[0] for row in rows}
+
+
 def _refuse_to_lose(db: Path, skipped: list[Skipped], with_events: set[str]) -> None:
     """Refuse a rebuild (E-IO-004) that cannot read again a trace whose events the catalog
     holds (`with_events`): the catalog holds their only readable copy, and none is lost."""
@@ -533,6 +548,15 @@ def ingest(
             skipped = load_traces(mem, batch, fmt)
             report.skipped += skipped
             report.warnings += trace_warnings(mem)
+            # a trace whose events the catalog holds and whose file can no longer be read
+            # keeps them, and its file state, so that the next ingest reads it again (before,
+            # its events were removed: the catalog held their only readable copy)
+            kept = _with_events(cat, [s.trace_path for s in skipped]) if exists else set()
+            if kept:
+                report.kept += len(kept)
+                report.rewritten -= sum(p not in appended_from for p in kept)
+                report.appended -= sum(p in appended_from for p in kept)
+                batch = [p for p in batch if p not in kept]
             relations = Relations(mem)
             # lists bound as parameters, not Arrow tables built in Python: pyarrow imports
             # pandas (0.4 s) to build one from Python objects
@@ -563,6 +587,15 @@ def ingest(
                     if table not in ("events", "traces")
                 },
             }
+            if kept:
+                mem.execute(
+                    "CREATE OR REPLACE TEMP TABLE kept AS SELECT unnest($p) AS trace_path",
+                    {"p": sorted(kept)},
+                )
+                rows = {
+                    table: rel.filter("trace_path::VARCHAR NOT IN (SELECT trace_path FROM kept)")
+                    for table, rel in rows.items()
+                }
             # handed over as Parquet files the catalog reads: DuckDB keeps what one
             # transaction appends in memory when it comes from Arrow, and sends it to the
             # file under its memory limit when it comes from a file (20,000 sessions: 2.2 GB
@@ -571,7 +604,7 @@ def ingest(
             if not exists:
                 _create(cat, handed)
                 exists = True
-            failed = [s.trace_path for s in skipped]
+            failed = [s.trace_path for s in skipped if s.trace_path not in kept]
             _remove(cat, [p for p in batch if p not in appended_from] + failed, ["events"])
             _remove(cat, batch, [t for t in STORED if t != "events"] + ["trace_files"])
             for table, file in handed.items():

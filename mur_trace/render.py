@@ -698,6 +698,8 @@ def ingest_text(report: Any, db: Path) -> str:
         f"{report.events:,} events added"
         # stored, so that a command over the catalog says why each cannot be analysed
         + (f"; {len(report.skipped):,} cannot be read (named above)" if report.skipped else "")
+        # a trace whose file changed and cannot be read keeps the events the catalog held
+        + (f", {report.kept:,} of them kept as the catalog held them" if report.kept else "")
         + "\n"
     )
 

@@ -435,6 +435,35 @@ def test_a_catalog_in_a_directory_that_is_not_there(workdir: Path, tmp_path: Pat
     assert not db.parent.exists()
 
 
+def test_a_trace_that_can_no_longer_be_read_keeps_what_the_catalog_held(
+    workdir: Path, tmp_path: Path
+) -> None:
+    # before, its events were removed: the catalog had held their only readable copy
+    db = tmp_path / "catalog.duckdb"
+    ingest(db, workdir=workdir)
+    before = findings(mur_trace.load(db=db))
+    assert len(before) == 19
+    first, second = sorted(workdir.glob("ses_*/trace.jsonl"))[:2]
+    good = first.read_bytes()
+    first.write_text('{"event_type":"session_start",\n')  # rewritten, torn
+    with second.open("a") as f:  # appended, a line that is not JSON
+        f.write("not json\n")
+    report = ingest(db, workdir=workdir)
+    assert findings(mur_trace.load(db=db)) == before
+    assert (report.kept, report.rewritten, report.appended, report.unchanged) == (2, 0, 0, 5)
+    assert sorted(s.trace_path for s in report.skipped) == [str(first), str(second)]
+    # read again by the next ingest, once repaired
+    first.write_bytes(good)
+    report = ingest(db, workdir=workdir)
+    assert (report.kept, report.rewritten, report.unchanged) == (1, 1, 5)
+    assert findings(mur_trace.load(db=db)) == before
+    result = runner.invoke(app, ["ingest", "--db", str(db), "--workdir", str(workdir)])
+    assert result.exit_code == 0, result.output
+    assert result.stdout.endswith(
+        "1 cannot be read (named above), 1 of them kept as the catalog held them\n"
+    )
+
+
 def test_a_rebuild_keeps_what_an_ingest_committed_while_it_waited(
     workdir: Path, openhands: Path, tmp_path: Path, monkeypatch
 ) -> None:
