@@ -432,7 +432,44 @@ def ingest(
     `load.load_traces`). Only Murmur traces are read by appended lines: in other agents'
     logs a later line completes an earlier call (its result), so a file of theirs that grew
     is read again whole.
+
+    What the transaction appends goes to the file beyond `CATALOG_MEMORY` of memory, which
+    bounds a fleet's ingest; an ingest that needs more at once (values of tens of MB, which
+    DuckDB holds whole) is rolled back and made again once without that bound.
     """
+    arguments = (db, paths, workdir, rebuild, strict, progress, format_in)
+    try:
+        return _ingest(*arguments, memory_limit=CATALOG_MEMORY)
+    except _OutOfMemory:
+        return _ingest(*arguments, memory_limit=None)
+
+
+#: The catalog's memory limit during an ingest (`ingest`).
+CATALOG_MEMORY = "128MB"
+
+
+class _OutOfMemory(Exception):
+    """An ingest under a memory limit ran out of it; nothing of it was committed."""
+
+
+def _out_of_memory(exc: duckdb.Error) -> bool:
+    """Whether DuckDB failed for want of memory (at an insert, or pinning a block at the
+    commit)."""
+    return isinstance(exc, duckdb.OutOfMemoryException) or any(
+        words in str(exc) for words in ("Out of Memory", "failed to pin block")
+    )
+
+
+def _ingest(
+    db: str | os.PathLike[str],
+    paths: Iterable[str | os.PathLike[str]] | None,
+    workdir: str | os.PathLike[str] | None,
+    rebuild: bool,
+    strict: bool,
+    progress: Callable[[int, int, int], None] | None,
+    format_in: str | None,
+    memory_limit: str | None,
+) -> IngestReport:
     forced = formats.reader(format_in) if format_in is not None else None
     # before any file is looked at, less a second: file systems stamp a change with a clock
     # that may lag this one by a tick
@@ -540,8 +577,8 @@ def ingest(
         if exists:
             _remove(cat, gone, [*STORED, "trace_files"])
         mem = connect()
-        # what this transaction appends goes to the file beyond this much memory
-        cat.execute("SET memory_limit = '128MB'")
+        if memory_limit is not None:  # what this transaction appends goes to the file beyond
+            cat.execute("SET memory_limit = $limit", {"limit": memory_limit})
         staging = tempfile.mkdtemp(prefix="mur-trace-ingest-")
         done = 0
         for batch, fmt in _by_format(changed, read_as, format_in):
@@ -648,6 +685,8 @@ def ingest(
         # a full disk, a file size limit, no memory, a directory where the write-ahead log
         # cannot be written: nothing of this ingest was committed
         _roll_back(cat, db, created)
+        if memory_limit is not None and _out_of_memory(exc):
+            raise _OutOfMemory from None
         reason = str(exc).splitlines()[0]
         raise MurTraceError(
             E_IO_003, f"failed to write catalog {db}: {reason}; it is as before this ingest"

@@ -464,6 +464,30 @@ def test_a_trace_that_can_no_longer_be_read_keeps_what_the_catalog_held(
     )
 
 
+def test_a_value_beyond_the_catalogs_memory_limit_is_ingested_without_it(
+    workdir: Path, tmp_path: Path, monkeypatch
+) -> None:
+    # DuckDB holds a value whole: one larger than the limit failed the whole ingest (an
+    # input of 60 MB under 128 MB; here 20 MB under 16 MB)
+    monkeypatch.setattr("mur_trace.catalog.CATALOG_MEMORY", "16MB")
+    trace = sorted(workdir.glob("ses_*/trace.jsonl"))[0]
+    start, *rest = trace.read_text().splitlines(keepends=True)
+    write = {"event_type": "tool_call", "turn": 1, "tool_name": "editor", "status": "ok",
+             "state_effect": "mutate", "input": {"path": "g.txt", "content": "a" * 20_000_000}}  # fmt: skip
+    trace.write_text(start + json.dumps(write) + "\n" + "".join(rest))
+    db = tmp_path / "catalog.duckdb"
+    report = ingest(db, workdir=workdir)
+    assert (report.new, report.skipped) == (7, [])
+    assert findings(mur_trace.load(db=db)) == findings(mur_trace.load(workdir=workdir))
+    with duckdb.connect(str(db), read_only=True) as con:
+        assert (
+            con.execute(
+                "SELECT max(length(input)) FROM events WHERE tool_name = 'editor'"
+            ).fetchall()[0][0]
+            > 20_000_000
+        )
+
+
 def test_a_rebuild_keeps_what_an_ingest_committed_while_it_waited(
     workdir: Path, openhands: Path, tmp_path: Path, monkeypatch
 ) -> None:
