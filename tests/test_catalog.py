@@ -472,8 +472,10 @@ def test_a_value_beyond_the_catalogs_memory_limit_is_ingested_without_it(
     monkeypatch.setattr("mur_trace.catalog.CATALOG_MEMORY", "16MB")
     trace = sorted(workdir.glob("ses_*/trace.jsonl"))[0]
     start, *rest = trace.read_text().splitlines(keepends=True)
-    write = {"event_type": "tool_call", "turn": 1, "tool_name": "editor", "status": "ok",
-             "state_effect": "mutate", "input": {"path": "g.txt", "content": "a" * 20_000_000}}  # fmt: skip
+    write = {
+        "event_type": "tool_call", "turn": 1, "tool_name": "editor", "status": "ok",
+        "state_effect": "mutate", "input": {"path": "g.txt", "content": "a" * 20_000_000},
+    }  # fmt: skip
     trace.write_text(start + json.dumps(write) + "\n" + "".join(rest))
     db = tmp_path / "catalog.duckdb"
     report = ingest(db, workdir=workdir)
