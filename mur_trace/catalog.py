@@ -484,7 +484,7 @@ def _ingest(
     # a rebuild with nothing named and no ./workdir reads what the catalog held
     named = bool(paths) or workdir is not None or not rebuild or DEFAULT_WORKDIR.exists()
     roots = ([Path(p) for p in paths] or [Path(workdir or "workdir")]) if named else []
-    scopes = [str(r.resolve()) for r in roots]
+    scopes = [os.path.realpath(r) for r in roots]  # Path.resolve raises on a link loop
     # a trace is stored by its key: a file named twice, once relative and once absolute, or
     # through a link to its workdir, is one trace
     found = discover(paths, workdir) if named else []

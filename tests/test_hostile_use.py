@@ -477,6 +477,12 @@ def test_21_22_37_one_meaning_for_a_path_in_every_command(tmp_path: Path) -> Non
     loop.symlink_to(loop)
     for command in ("show", "redundant"):
         one_line(runner.invoke(app, [command, "--workdir", str(loop)]), "E-IO-003")
+    # ingest resolved what it was given with Path.resolve, which raises on a loop (a traceback)
+    db = str(tmp_path / "c.duckdb")
+    for args in (["--workdir", str(loop)], [str(loop)], [str(loop), "--rebuild"]):
+        one_line(runner.invoke(app, ["ingest", "--db", db, *args]), "E-IO-003", 2,
+                 "Too many levels of symbolic links")  # fmt: skip
+    assert not os.path.lexists(db)
 
 
 def test_23_diff_of_one_trace_spelled_twice(workdir: Path, monkeypatch) -> None:
