@@ -237,8 +237,9 @@ class Trace:
         """Statistics over the complete sessions; the others are listed in `skipped`.
 
         When none is complete: the error of the first trace that could not be read for a
-        reason other than its content (a missing file, an unreadable one), as `mur trace`
-        stops on those; else E-TRC-001 "no complete sessions to report".
+        reason other than being empty (a missing file, an unreadable one, a malformed line,
+        another format than `--format-in`'s), as `mur trace` stops on those; else E-TRC-001
+        "no complete sessions to report".
         """
         metrics = self.session_metrics()
         incomplete = [
@@ -251,13 +252,10 @@ class Trace:
         ]  # fmt: skip
         complete = metrics.filter("complete").order("trace_path, session_id")
         if not complete.limit(1).fetchall():
-            # a trace that cannot be read, or holds a malformed line, says so itself
+            # a trace that cannot be read, holds a malformed line or is of another format
+            # says so itself; an empty one is among "empty or incomplete", as upstream says
             unreadable = [
-                s
-                for s in self.skipped
-                if s.code != E_TRC_001
-                or s.message.startswith(f"{s.trace_path}:")
-                and s.message[len(s.trace_path) + 1 :].split(":", 1)[0].isdigit()
+                s for s in self.skipped if s.message != f"{s.trace_path}: trace file is empty"
             ]
             if unreadable:
                 raise MurTraceError(unreadable[0].code, unreadable[0].message)

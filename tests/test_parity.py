@@ -582,6 +582,16 @@ def test_report_missing_files_keep_their_own_error(tmp_path: Path) -> None:
     assert report_of(tmp_path, str(empty)).stderr.startswith("error[E-TRC-001]: no complete")
 
 
+def test_report_of_a_trace_of_another_format_says_so(tmp_path: Path) -> None:
+    # the reason, not "all traces are empty or incomplete" (before)
+    trace = write(tmp_path, ALPHA, alpha())
+    result = report_of(tmp_path, "--format-in", "codex", str(trace))
+    assert result.exit_code == 2
+    assert result.stderr == (
+        f"error[E-TRC-001]: {trace}: a murmur log, not codex (--format-in codex)\n"
+    )
+
+
 def test_report_skipped_sessions_in_json(workdir: Path) -> None:
     empty = write(workdir, "ses_eeeeeeeeeeee7eee8eee000000000005", "")
     data = json.loads(report_of(workdir, "-f", "json").stdout)
