@@ -216,17 +216,14 @@ def _where(workdir: Path, where: str | None) -> str:
 
 
 def _newest(
-    workdir: Path,
-    label: str | None = None,
-    names: Iterable[str] | None = None,
-    where: str | None = None,
+    workdir: Path, names: Iterable[str] | None = None, where: str | None = None
 ) -> list[str]:
     # a catalog lists its sessions oldest first (catalog.session_paths); a workdir's sort
-    # so by name (UUID v7 ids)
+    # so by name (UUID v7 ids). No session at all is said without diff's `before:` or
+    # `after:`, as `mur trace` says it, and so said once for both
     names = list(names) if names is not None else session_dirs(workdir)
     if not names:
-        message = f"no sessions found in {_where(workdir, where)}"
-        raise MurTraceError(E_TRC_002, _label(label, message))
+        raise MurTraceError(E_TRC_002, f"no sessions found in {_where(workdir, where)}")
     return names
 
 
@@ -260,7 +257,7 @@ def _ordinal(
     n = int(arg[1:])
     if n < 1:
         raise MurTraceError(E_TRC_002, _label(label, "ordinal must be @1 or higher"))
-    names = _newest(workdir, label, known, where)
+    names = _newest(workdir, known, where)
     if n > len(names):
         count = f"{len(names)} session{'' if len(names) == 1 else 's'}"
         holder = _where(workdir, where).split(" at ")[0]
@@ -302,7 +299,7 @@ def resolve_session(
     name or suffix, never by ordinal; names that all lead to one trace are no ambiguity.
     """
     if arg is None:
-        return _place(workdir, _newest(workdir, label, known, where)[-1], known)
+        return _place(workdir, _newest(workdir, known, where)[-1], known)
     if not arg:  # as a suffix, it would match every session
         raise MurTraceError(E_TRC_002, _label(label, "the empty name names no session"))
     named = catalog_name(arg)
@@ -446,7 +443,7 @@ def select_sessions(
             else:
                 found.append(resolve_session(arg, workdir, known=known, where=where, also=also))
         return found
-    names = _newest(workdir, None, known, where)
+    names = _newest(workdir, known, where)
     if since is not None:
         window = parse_since(since)
         cutoff = (now_ms if now_ms is not None else int(time.time() * 1000)) - window

@@ -346,6 +346,13 @@ def test_diff_reports_both_bad_arguments(workdir: Path) -> None:
     )
 
 
+def test_diff_in_a_workdir_of_no_session_says_so_once(tmp_path: Path) -> None:
+    # `mur trace` says it without `before:` / `after:`; it was said twice, each labelled
+    result = run("diff", "--workdir", str(tmp_path))
+    assert result.exit_code == 2
+    assert result.stderr == f"error[E-TRC-002]: no sessions found in workdir at {tmp_path}\n"
+
+
 @pytest.mark.parametrize("missing", ["before", "after"])
 def test_diff_with_a_missing_trace_file(workdir: Path, missing: str) -> None:
     absent = str(workdir / "missing.jsonl")
