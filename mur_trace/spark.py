@@ -259,7 +259,8 @@ def session(master: str | None = None, config: Mapping[str, str] | None = None) 
 def read_events(spark: SparkSession, export: str) -> DataFrame:
     """The `events` dataset of the `mur-trace export` directory `export` (a path or a URL
     Spark reads: hdfs://, s3a://, ...), with its partition columns if it has any."""
-    from pyspark.errors import AnalysisException
+    from py4j.protocol import Py4JJavaError
+    from pyspark.errors import AnalysisException, PySparkException
 
     path = f"{export.rstrip('/')}/events"
     try:
@@ -269,6 +270,8 @@ def read_events(spark: SparkSession, export: str) -> DataFrame:
             raise MurTraceError(
                 E_IO_001, f"no events dataset at {path}: is {export} a `mur-trace export`?"
             ) from None
+        raise MurTraceError(E_IO_003, f"cannot read {path}: {_first_line(exc)}") from None
+    except (PySparkException, Py4JJavaError) as exc:  # a file that is not Parquet, or torn
         raise MurTraceError(E_IO_003, f"cannot read {path}: {_first_line(exc)}") from None
 
 
@@ -376,6 +379,11 @@ def _literal(path: str) -> str:
 
 
 def _first_line(exc: Exception) -> str:
-    return next(
-        (line.strip() for line in str(exc).splitlines() if line.strip()), type(exc).__name__
-    )
+    """The first line of what went wrong: for an error of Java's, its Java exception's (which
+    names the file; the Python side says only which call failed)."""
+    java = getattr(exc, "java_exception", None)
+    text = str(exc)
+    if java is not None:
+        with contextlib.suppress(Exception):  # the JVM may be gone
+            text = str(java.toString())
+    return next((line.strip() for line in text.splitlines() if line.strip()), type(exc).__name__)

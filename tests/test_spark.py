@@ -10,6 +10,7 @@ module take 3 min 20 s instead of about 1 min 15 s.
 
 from __future__ import annotations
 
+import shutil
 import sys
 from pathlib import Path
 
@@ -235,6 +236,20 @@ def test_a_directory_that_is_no_export_is_one_line(session, tmp_path: Path) -> N
         "error[E-IO-003]: the events have no column 'session_id': "
         "not the events of `mur-trace export`"
     )
+
+
+def test_a_file_of_the_export_that_is_not_parquet_is_one_line_naming_it(
+    session, sample_export: Path, tmp_path: Path
+) -> None:
+    # before: Py4JJavaError's traceback (or, the file read later, a line naming no file)
+    export = tmp_path / "export"
+    shutil.copytree(sample_export, export)
+    broken = next((export / "events").rglob("*.parquet"))
+    broken.write_text("garbage\n")
+    command = ["spark", "redundant", str(export), "-o", str(tmp_path / "out")]
+    line = _one_error_line(runner.invoke(app, command))
+    assert line.startswith(f"error[E-IO-003]: cannot read {export}/events: "), line
+    assert str(broken) in line
 
 
 def test_an_output_written_before_is_replaced_and_nothing_else(
