@@ -293,8 +293,20 @@ def _root(
 
 def _say_io_error(exc: Exception) -> None:
     """One line for an input or output error; nothing more when stderr fails too."""
+    message = str(exc)
+    if isinstance(exc, FileNotFoundError) and exc.filename is None and _no_working_directory():
+        # a relative path resolved in a directory removed meanwhile: Python names no path
+        message = "the working directory no longer exists: run from one that does"
     with contextlib.suppress(OSError):
-        typer.echo(f"error[{E_IO_003}]: {visible(str(exc))}", err=True)
+        typer.echo(f"error[{E_IO_003}]: {visible(message)}", err=True)
+
+
+def _no_working_directory() -> bool:
+    try:
+        os.getcwd()
+    except FileNotFoundError:
+        return True
+    return False
 
 
 @contextlib.contextmanager

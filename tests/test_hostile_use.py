@@ -1369,3 +1369,19 @@ def test_a_catalog_or_dataset_whose_name_is_not_utf8(tmp_path: Path, workdir: Pa
             result.stderr == f"error[E-IO-003]: cannot {what} {shown}: its name is not UTF-8 text\n"
         )
     assert os.listdir(out) == []
+
+
+def test_a_working_directory_removed_is_said_so(tmp_path: Path, workdir: Path, monkeypatch) -> None:
+    # a relative name in it gave Python's words, naming nothing: `[Errno 2] No such file...`
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    monkeypatch.chdir(gone)
+    gone.rmdir()
+    for args in (
+        ["redundant", "./x.jsonl"],
+        ["ingest", "--db", "rel.duckdb", str(workdir)],
+        ["synth", "rel", "--sessions", "1"],
+    ):
+        one_line(runner.invoke(app, args), "E-IO-003", 2, "the working directory no longer exists")
+    # a command naming only absolute paths does not need it
+    assert runner.invoke(app, ["redundant", str(workdir)]).exit_code == 0
