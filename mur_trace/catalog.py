@@ -171,8 +171,8 @@ def _connect(db: Path, read_only: bool) -> duckdb.DuckDBPyConnection:
             if locked:
                 raise MurTraceError(
                     E_IO_003,
-                    f"catalog {db} is in use by another process (an ingest?); "
-                    "try again when it has finished",
+                    f"catalog {db} is in use by another process (an ingest, or a Trace a "
+                    "notebook holds open: trace.close()); try again when it has finished",
                 ) from None
             raise MurTraceError(E_IO_003, f"cannot open catalog {db}: {exc}") from None
         except duckdb.Error as exc:  # not a DuckDB file, or one DuckDB cannot open

@@ -111,6 +111,18 @@ class Trace:
         if effects is not None:
             set_effects(con, effects)
 
+    def close(self) -> None:
+        """Close the trace's database. One loaded from a catalog (`load(db=...)`) holds the
+        catalog until then, as DuckDB locks a database file for the process that opened it:
+        an ingest in another process waits for it. Also `with mur_trace.load(...) as trace:`."""
+        self.con.close()
+
+    def __enter__(self) -> Trace:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
     @property
     def policy(self) -> str:
         """The redundancy policy the metric relations count (`reference` by default)."""

@@ -882,3 +882,21 @@ def test_a_catalog_analysed_in_batches_gives_what_the_traces_give(
         == mur_trace.find_redundant(some, policy="context").relation.fetchall()
     )
     assert narrowed.sessions == 3
+
+
+def test_a_trace_of_a_catalog_holds_it_until_closed(workdir: Path, tmp_path: Path) -> None:
+    # DuckDB locks the file for the process that opened it: an ingest elsewhere waited on a
+    # notebook's Trace, which had no way to let go of it but `trace.con.close()`
+    import subprocess
+    import sys
+
+    db = tmp_path / "catalog.duckdb"
+    ingest(db, workdir=workdir)
+    opens = [sys.executable, "-c", f"import duckdb; duckdb.connect({str(db)!r}).close()"]
+    with mur_trace.load(db=db) as trace:
+        assert len(findings(trace)) == 19
+        held = subprocess.run(opens, capture_output=True, text=True)
+        assert held.returncode != 0 and "lock" in held.stderr.lower()
+    assert subprocess.run(opens, capture_output=True, text=True).returncode == 0
+    with pytest.raises(duckdb.ConnectionException):
+        trace.con.execute("SELECT 1")
