@@ -11,6 +11,7 @@ annotation strings made that 11 ms of every command (4.5 ms so).
 
 import contextlib
 import copy
+import logging
 import math
 import os
 import re
@@ -1093,6 +1094,9 @@ def plot(
     format_in: FormatInOpt = None,
 ) -> None:
     """Draw a session timeline, waste by tool and resource, or redundancy over time."""
+    # matplotlib's notes on a configuration directory it cannot write (no HOME) would be
+    # two lines more on stderr at every run; what it does instead (a temporary one) works
+    logging.getLogger("matplotlib").setLevel(logging.ERROR)
     from . import plot as plots
 
     with _errors():

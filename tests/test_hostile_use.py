@@ -1385,3 +1385,20 @@ def test_a_working_directory_removed_is_said_so(tmp_path: Path, workdir: Path, m
         one_line(runner.invoke(app, args), "E-IO-003", 2, "the working directory no longer exists")
     # a command naming only absolute paths does not need it
     assert runner.invoke(app, ["redundant", str(workdir)]).exit_code == 0
+
+
+def test_plot_where_matplotlib_cannot_keep_its_configuration(tmp_path: Path, workdir: Path) -> None:
+    # no HOME, nor a configuration directory it may write: matplotlib said so on stderr in
+    # two lines at every run, and makes a temporary one; the image is written all the same
+    env = {k: v for k, v in os.environ.items() if k not in ("HOME", "MPLCONFIGDIR")}
+    env["XDG_CONFIG_HOME"] = "/proc/no-such-directory"
+    env["XDG_CACHE_HOME"] = "/proc/no-such-directory"
+    image = tmp_path / "rate.png"
+    result = subprocess.run(
+        [sys.executable, "-m", "mur_trace", "plot", "rate", "--workdir", str(workdir),
+         "-o", str(image)],
+        capture_output=True, text=True, env=env, cwd=tmp_path,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == ""
+    assert image.read_bytes().startswith(b"\x89PNG")
