@@ -83,7 +83,10 @@ class Trace:
 
     Every analysis is a DuckDB relation: call `.df()`, `.pl()`, `.arrow()` or `.fetchall()`
     on it, or go on in SQL through `.con` / `.sql()`. The metric relations (`show`,
-    `report`, `diff`, `session_metrics`) count the findings of `policy`.
+    `report`, `diff`, `session_metrics`) count the findings of `policy`. Relations are
+    views, read when fetched: those already handed out count `policy`, the rules and the
+    effects as they are then (fetch one, `.arrow()`, to keep its numbers);
+    `redundant_calls(policy)` is of the policy it was asked for.
     """
 
     def __init__(
@@ -222,12 +225,13 @@ class Trace:
         trace_path, metrics = self._complete(trace_path)
         view = self._relations.view
         this = {"trace_path": trace_path}
-        findings = findings_view(self.policy)
+        # the findings the metrics count: the trace's policy as it is when they are read
+        findings = "* EXCLUDE (waste_tokens, waste_context_tokens)"
         return SessionShow(
             metrics=metrics,
             tool_turns=view("calls_by_turn", {**this, "kind": "tool_call"}, "session_line, turn"),
             skill_turns=view("calls_by_turn", {**this, "kind": "skill_call"}, "session_line, turn"),
-            redundant=view(findings, this, None if findings in self._in_order else "line"),
+            redundant=view(ACTIVE_FINDINGS, this, "line", findings),
             exit_codes=view("file_exit_codes", this, "exit_code"),
             reopens=view("reopens", this, "line"),
             tasks=view("tasks", this, "line"),

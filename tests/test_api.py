@@ -55,6 +55,21 @@ def test_metrics_follow_the_policy_rules_and_effects(sample_workdir: Path) -> No
     assert metrics.aggregate(total).fetchall() == [(20,)]
 
 
+def test_a_sessions_show_counts_its_findings_as_its_metrics_do(sample_workdir: Path) -> None:
+    # both follow the trace's policy as it is when read; the findings stayed of the policy
+    # the show was made under, and contradicted the metrics once it changed
+    trace = mur_trace.load(workdir=sample_workdir, policy="context")
+    shown = trace.show(str(sorted(sample_workdir.glob("ses_*/trace.jsonl"))[0]))
+
+    def counted() -> tuple[list[int], int]:
+        turns = [turn for (turn,) in shown.redundant.select("turn").fetchall()]
+        return turns, shown.metrics.select("redundant_calls").fetchall()[0][0]
+
+    assert counted() == ([2, 5, 7], 3)  # src/lib.rs at turn 5, another spelling
+    trace.policy = "reference"
+    assert counted() == ([2, 7], 2)
+
+
 def test_unknown_policy_is_refused(sample_workdir: Path) -> None:
     with pytest.raises(ValueError, match="unknown policy"):
         mur_trace.load(workdir=sample_workdir).redundant_calls("psychic")
