@@ -21,8 +21,10 @@ the first (up to `LOCK_WAIT` seconds), then fails with a clear message.
 from __future__ import annotations
 
 import contextlib
+import glob
 import hashlib
 import os
+import re
 import shutil
 import tempfile
 import time
@@ -579,7 +581,8 @@ def _ingest(
         mem = connect()
         if memory_limit is not None:  # what this transaction appends goes to the file beyond
             cat.execute("SET memory_limit = $limit", {"limit": memory_limit})
-        staging = tempfile.mkdtemp(prefix="mur-trace-ingest-")
+        _clear_stale_staging()
+        staging = tempfile.mkdtemp(prefix=f"{STAGING_PREFIX}{os.getpid()}-")
         done = 0
         for batch, fmt in _by_format(changed, read_as, format_in):
             skipped = load_traces(mem, batch, fmt)
@@ -700,6 +703,29 @@ def _ingest(
         if staging is not None:
             shutil.rmtree(staging, ignore_errors=True)
     return report
+
+
+#: The staging directories of ingests, in the temporary directory: this, the ingest's
+#: process id, `-`, and a random part.
+STAGING_PREFIX = "mur-trace-ingest-"
+
+
+def _clear_stale_staging() -> None:
+    """Remove the staging directories of ingests whose process is gone (killed: SIGKILL, the
+    out-of-memory killer), which hold Parquet copies of the traces they read. Only this
+    user's, and never one of a process still running."""
+    pattern = re.compile(re.escape(STAGING_PREFIX) + r"(\d+)-[^/]+$")
+    for path in glob.glob(os.path.join(tempfile.gettempdir(), STAGING_PREFIX + "*-*")):
+        found = pattern.search(path)
+        with contextlib.suppress(OSError):
+            if found is None or os.lstat(path).st_uid != os.getuid():
+                continue
+            try:
+                os.kill(int(found.group(1)), 0)
+            except ProcessLookupError:
+                shutil.rmtree(path, ignore_errors=True)
+            except (PermissionError, OverflowError):  # another user's process; no such id
+                continue
 
 
 def _which_file(path: Path) -> tuple[int, int, int] | None:

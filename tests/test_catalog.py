@@ -900,3 +900,28 @@ def test_a_trace_of_a_catalog_holds_it_until_closed(workdir: Path, tmp_path: Pat
     assert subprocess.run(opens, capture_output=True, text=True).returncode == 0
     with pytest.raises(duckdb.ConnectionException):
         trace.con.execute("SELECT 1")
+
+
+def test_an_ingest_removes_what_a_killed_ingest_left(
+    workdir: Path, tmp_path: Path, monkeypatch
+) -> None:
+    # a killed ingest (SIGKILL, the out-of-memory killer) left its staging directory, with
+    # Parquet copies of the traces it read, in the temporary directory for good
+    import subprocess
+    import sys
+    import tempfile
+
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temporary))
+    ended = subprocess.Popen([sys.executable, "-c", "pass"])
+    ended.wait()
+    stale = temporary / f"mur-trace-ingest-{ended.pid}-k1ll3d"
+    stale.mkdir()
+    (stale / "events.parquet").write_bytes(b"PAR1")
+    running = temporary / f"mur-trace-ingest-{os.getppid()}-s0m3on3"  # a process running
+    running.mkdir()
+    unknown = temporary / "mur-trace-ingest-n0p1d"  # no process id: not known to be stale
+    unknown.mkdir()
+    ingest(tmp_path / "catalog.duckdb", workdir=workdir)
+    assert sorted(p.name for p in temporary.iterdir()) == sorted([running.name, unknown.name])
