@@ -11,7 +11,6 @@ annotation strings made that 11 ms of every command (4.5 ms so).
 
 import contextlib
 import copy
-import logging
 import math
 import os
 import re
@@ -1094,6 +1093,8 @@ def plot(
     format_in: FormatInOpt = None,
 ) -> None:
     """Draw a session timeline, waste by tool and resource, or redundancy over time."""
+    import logging  # here: the other commands need none of it (2 ms at every start)
+
     # matplotlib's notes on a configuration directory it cannot write (no HOME) would be
     # two lines more on stderr at every run; what it does instead (a temporary one) works
     logging.getLogger("matplotlib").setLevel(logging.ERROR)
