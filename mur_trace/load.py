@@ -147,6 +147,10 @@ POLICY_STAGE: tuple[str, ...] = ("unit_metrics",)
 #: What `redundant_calls` (the active policy's findings, which the metrics count) needs.
 ACTIVE_FINDINGS = "redundant_calls"
 
+#: The active policy's findings alone (no waste joined): what `show` lists, made when asked
+#: for (`Relations.followed_findings`) and pointed at the policy whenever it changes.
+FOLLOWED_FINDINGS = "policy_findings"
+
 
 @dataclass(frozen=True)
 class Skipped:
@@ -432,28 +436,25 @@ class Relations:
             self.ensure(name)
 
     def view(
-        self,
-        name: str,
-        where: dict[str, Any] | None = None,
-        order: str | None = None,
-        columns: str = "*",
+        self, name: str, where: dict[str, Any] | None = None, order: str | None = None
     ) -> duckdb.DuckDBPyRelation:
         """The relation `name`, created first if need be, with its paths as text, as `plain`
         hands them out (cast in the SQL here: `plain`'s projection cost 1.5 ms a relation,
         which `show` pays for each of its eight). With `where`, only its rows whose columns
         equal the values given (bound, never spliced into the SQL); with `order`, in that
-        order (columns, as SQL); `columns`, the select list (SQL). One statement: DuckDB
-        plans a relation again at each filter or order put on it (`show`'s queries after
-        loading: 0.144 s so, 0.123 s in one)."""
+        order (columns, as SQL). One statement: DuckDB plans a relation again at each
+        filter or order put on it (`show`'s queries after loading: 0.144 s so, 0.123 s in
+        one)."""
         self.ensure(name)
+        followed = name in (ACTIVE_FINDINGS, FOLLOWED_FINDINGS)
         query = {**VIEWS, **MATERIALISED, **{n: q for n, (_, q) in PARTS.items()}}.get(
-            findings_view(self.policy) if name == ACTIVE_FINDINGS else name
+            findings_view(self.policy) if followed else name
         )
         paths = query is not None and "trace_path" in [c.name for c in queries.get(query).columns]
-        if not (paths or where or order or columns != "*"):
+        if not (paths or where or order):
             return self.con.view(name)
         select = "* REPLACE (trace_path::VARCHAR AS trace_path)" if paths else "*"
-        sql = f"SELECT {columns} FROM (SELECT {select} FROM {name})"
+        sql = f"SELECT * FROM (SELECT {select} FROM {name})"
         names = {column: f"v{next(self._parameters)}" for column in where or {}}
         if where:
             sql += " WHERE " + " AND ".join(f'"{c}" = ${names[c]}' for c in where)
@@ -474,7 +475,22 @@ class Relations:
         )
         self.created.add(ACTIVE_FINDINGS)
         self.policy = policy
+        if FOLLOWED_FINDINGS in self.created:
+            self._follow()
         self._refresh(POLICY_STAGE)
+
+    def followed_findings(self) -> str:
+        """The name of a view of the active policy's findings that follows the policy when
+        it changes (as the metric views do, through `redundant_calls`)."""
+        if FOLLOWED_FINDINGS not in self.created:
+            self._follow()
+        return FOLLOWED_FINDINGS
+
+    def _follow(self) -> None:
+        view = findings_view(self.policy)
+        self.ensure(view)
+        self.con.execute(f"CREATE OR REPLACE TEMP VIEW {FOLLOWED_FINDINGS} AS FROM {view}")
+        self.created.add(FOLLOWED_FINDINGS)
 
     def rebuild(self) -> None:
         """Recompute what is materialised from the rules and effects after they change."""

@@ -14,6 +14,7 @@ from .effects import Effect
 from .errors import E_TRC_001, E_TRC_002, E_USAGE, MurTraceError
 from .load import (
     ACTIVE_FINDINGS,
+    FOLLOWED_FINDINGS,
     Relations,
     Skipped,
     findings_view,
@@ -135,7 +136,7 @@ class Trace:
     def policy(self, policy: str) -> None:
         findings_view(policy)  # refuses an unknown policy
         self._relations.policy = policy
-        if ACTIVE_FINDINGS in self._relations.created:  # else made when first needed
+        if {ACTIVE_FINDINGS, FOLLOWED_FINDINGS} & self._relations.created:  # else when needed
             self._relations.use_policy(policy)
 
     @property
@@ -226,12 +227,12 @@ class Trace:
         view = self._relations.view
         this = {"trace_path": trace_path}
         # the findings the metrics count: the trace's policy as it is when they are read
-        findings = "* EXCLUDE (waste_tokens, waste_context_tokens)"
+        findings = self._relations.followed_findings()
         return SessionShow(
             metrics=metrics,
             tool_turns=view("calls_by_turn", {**this, "kind": "tool_call"}, "session_line, turn"),
             skill_turns=view("calls_by_turn", {**this, "kind": "skill_call"}, "session_line, turn"),
-            redundant=view(ACTIVE_FINDINGS, this, "line", findings),
+            redundant=view(findings, this, "line"),
             exit_codes=view("file_exit_codes", this, "exit_code"),
             reopens=view("reopens", this, "line"),
             tasks=view("tasks", this, "line"),
