@@ -439,11 +439,13 @@ def ingest(
     bounds a fleet's ingest; an ingest that needs more at once (values of tens of MB, which
     DuckDB holds whole) is rolled back and made again once without that bound.
     """
-    arguments = (db, paths, workdir, rebuild, strict, progress, format_in)
+    # a list: an iterator (Path.glob) would be used up by the first attempt
+    arguments = (db, as_paths(paths), workdir, rebuild, strict, progress, format_in)
     try:
         return _ingest(*arguments, memory_limit=CATALOG_MEMORY)
     except _OutOfMemory:
-        return _ingest(*arguments, memory_limit=None)
+        pass  # out of the handler: what the first attempt held is let go of first
+    return _ingest(*arguments, memory_limit=None)
 
 
 #: The catalog's memory limit during an ingest (`ingest`).
@@ -501,6 +503,7 @@ def _ingest(
     gone_held = 0
     before = _which_file(db)
     staging: str | None = None
+    mem: duckdb.DuckDBPyConnection | None = None
     cat = _connect(db, read_only=False)
     created = False
     try:
@@ -539,6 +542,8 @@ def _ingest(
         appended_from: dict[str, int] = {}
         states: dict[str, _FileState] = {}
         unreadable = {s.trace_path for s in report.skipped}
+        # one that can no longer be opened (a FIFO now, unreadable) keeps what it held too
+        report.kept += len(_with_events(cat, [p for p in unreadable if p in known]))
         for path in files:
             if path in unreadable:  # named in the report; what the catalog holds stays
                 continue
@@ -578,13 +583,14 @@ def _ingest(
 
         if exists:
             _remove(cat, gone, [*STORED, "trace_files"])
-        mem = connect()
+        mem = connect()  # closed at the end, in `finally`
         if memory_limit is not None:  # what this transaction appends goes to the file beyond
             cat.execute("SET memory_limit = $limit", {"limit": memory_limit})
         _clear_stale_staging()
-        staging = tempfile.mkdtemp(prefix=f"{STAGING_PREFIX}{os.getpid()}-")
+        staging = tempfile.mkdtemp(prefix=f"{_staging_prefix()}{os.getpid()}-")
         done = 0
         for batch, fmt in _by_format(changed, read_as, format_in):
+            done += len(batch)  # read, kept or not
             skipped = load_traces(mem, batch, fmt)
             report.skipped += skipped
             report.warnings += trace_warnings(mem)
@@ -658,7 +664,6 @@ def _ingest(
                 + ", ".join(f"unnest(${name})" for name in _FILE_STATE),
                 {"trace_path": batch, **columns},
             )
-            done += len(batch)
             if progress:
                 progress(done, len(changed), report.events)
         if exists and (changed or gone or not in_order(cat)):
@@ -698,24 +703,34 @@ def _ingest(
         _roll_back(cat, db, created)
         raise
     finally:
-        with contextlib.suppress(duckdb.Error):
-            cat.close()
+        for con in (cat, mem):
+            if con is not None:
+                with contextlib.suppress(duckdb.Error):
+                    con.close()
         if staging is not None:
             shutil.rmtree(staging, ignore_errors=True)
     return report
 
 
-#: The staging directories of ingests, in the temporary directory: this, the ingest's
-#: process id, `-`, and a random part.
+#: The staging directories of ingests, in the temporary directory: this, the host's name,
+#: `-`, the ingest's process id, `-`, and a random part.
 STAGING_PREFIX = "mur-trace-ingest-"
+
+
+def _staging_prefix() -> str:
+    """The staging directories' prefix on this host (a temporary directory may be shared
+    with other hosts, or with containers whose process ids are others)."""
+    return f"{STAGING_PREFIX}{os.uname().nodename}-"
 
 
 def _clear_stale_staging() -> None:
     """Remove the staging directories of ingests whose process is gone (killed: SIGKILL, the
     out-of-memory killer), which hold Parquet copies of the traces they read. Only this
-    user's, and never one of a process still running."""
-    pattern = re.compile(re.escape(STAGING_PREFIX) + r"(\d+)-[^/]+$")
-    for path in glob.glob(os.path.join(tempfile.gettempdir(), STAGING_PREFIX + "*-*")):
+    user's, of this host, and never one of a process still running."""
+    prefix = _staging_prefix()
+    pattern = re.compile(re.escape(prefix) + r"(\d+)-[^/]+$")
+    where = os.path.join(glob.escape(tempfile.gettempdir()), glob.escape(prefix) + "*-*")
+    for path in glob.glob(where):
         found = pattern.search(path)
         with contextlib.suppress(OSError):
             if found is None or os.lstat(path).st_uid != os.getuid():

@@ -254,9 +254,9 @@ class Trace:
         """Statistics over the complete sessions; the others are listed in `skipped`.
 
         When none is complete: the error of the first trace that could not be read for a
-        reason other than being empty (a missing file, an unreadable one, a malformed line,
-        another format than `--format-in`'s), as `mur trace` stops on those; else E-TRC-001
-        "no complete sessions to report".
+        reason other than being an empty file of Murmur's (a missing file, an unreadable
+        one, a malformed line, a log of another format than `--format-in`'s, or of none of
+        it), as `mur trace` stops on those; else E-TRC-001 "no complete sessions to report".
         """
         metrics = self.session_metrics()
         incomplete = [

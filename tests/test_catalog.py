@@ -448,8 +448,10 @@ def test_a_trace_that_can_no_longer_be_read_keeps_what_the_catalog_held(
     first.write_text('{"event_type":"session_start",\n')  # rewritten, torn
     with second.open("a") as f:  # appended, a line that is not JSON
         f.write("not json\n")
-    report = ingest(db, workdir=workdir)
+    steps: list[tuple[int, int, int]] = []
+    report = ingest(db, workdir=workdir, progress=lambda *step: steps.append(step))
     assert findings(mur_trace.load(db=db)) == before
+    assert steps[-1][:2] == (2, 2)  # the progress line ends: kept traces count as done
     assert (report.kept, report.rewritten, report.appended, report.unchanged) == (2, 0, 0, 5)
     assert sorted(s.trace_path for s in report.skipped) == [str(first), str(second)]
     # read again by the next ingest, once repaired
@@ -478,7 +480,8 @@ def test_a_value_beyond_the_catalogs_memory_limit_is_ingested_without_it(
     }  # fmt: skip
     trace.write_text(start + json.dumps(write) + "\n" + "".join(rest))
     db = tmp_path / "catalog.duckdb"
-    report = ingest(db, workdir=workdir)
+    # paths an iterator gives: the second attempt reads them too (not ./workdir)
+    report = ingest(db, workdir.glob("ses_*"))
     assert (report.new, report.skipped) == (7, [])
     assert findings(mur_trace.load(db=db)) == findings(mur_trace.load(workdir=workdir))
     with duckdb.connect(str(db), read_only=True) as con:
@@ -916,12 +919,17 @@ def test_an_ingest_removes_what_a_killed_ingest_left(
     monkeypatch.setattr(tempfile, "tempdir", str(temporary))
     ended = subprocess.Popen([sys.executable, "-c", "pass"])
     ended.wait()
-    stale = temporary / f"mur-trace-ingest-{ended.pid}-k1ll3d"
+    here = f"mur-trace-ingest-{os.uname().nodename}"
+    stale = temporary / f"{here}-{ended.pid}-k1ll3d"
     stale.mkdir()
     (stale / "events.parquet").write_bytes(b"PAR1")
-    running = temporary / f"mur-trace-ingest-{os.getppid()}-s0m3on3"  # a process running
+    running = temporary / f"{here}-{os.getppid()}-s0m3on3"  # a process running
     running.mkdir()
     unknown = temporary / "mur-trace-ingest-n0p1d"  # no process id: not known to be stale
     unknown.mkdir()
+    # another host's (a temporary directory shared): its process ids are not this host's
+    elsewhere = temporary / f"mur-trace-ingest-{os.uname().nodename}x-{ended.pid}-0th3r"
+    elsewhere.mkdir()
     ingest(tmp_path / "catalog.duckdb", workdir=workdir)
-    assert sorted(p.name for p in temporary.iterdir()) == sorted([running.name, unknown.name])
+    left = sorted(p.name for p in temporary.iterdir())
+    assert left == sorted([running.name, unknown.name, elsewhere.name])

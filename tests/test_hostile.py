@@ -114,9 +114,10 @@ BAD_LINES = {
         b'{"event_type":"tool_call","turn":1e30}',
         '"turn" is not a non-negative integer: 1e30',
     ),  # noqa: E501
+    # an integer, past 2^53 (and past 2^63: it read as "not a non-negative integer")
     "turn too big": (
         b'{"event_type":"inference","turn":18446744073709551615}',
-        '"turn" is not a non-negative integer',
+        '"turn" is not a count below 2^53: 18446744073709551615',
     ),  # noqa: E501
     "fractional bytes": (
         b'{"event_type":"tool_call","output_bytes":3.5}',

@@ -117,8 +117,10 @@ SELECT
             || CASE
                 WHEN bad_index <= 20 THEN 'a string'
                 WHEN bad_field = 'exit_code' THEN 'an integer'
-                WHEN TRY_CAST(json_extract(raw, '$.' || bad_field) AS BIGINT)
-                    > 9007199254740991 THEN 'a count below 2^53'
+                -- an integer past 2^53 (past 2^63 too: JSON's UBIGINT), not any number
+                WHEN json_type(raw, '$.' || bad_field) IN ('BIGINT', 'UBIGINT')
+                    AND TRY_CAST(json_extract(raw, '$.' || bad_field) AS HUGEINT)
+                        > 9007199254740991 THEN 'a count below 2^53'
                 ELSE 'a non-negative integer'
             END
             -- a number as written (json_extract writes `1E0` again as `1.0`, `-0` as `0`):
