@@ -466,6 +466,29 @@ def test_a_trace_that_can_no_longer_be_read_keeps_what_the_catalog_held(
     )
 
 
+def test_a_trace_that_is_no_longer_a_file_keeps_what_the_catalog_held(
+    workdir: Path, tmp_path: Path
+) -> None:
+    # a trace replaced by what cannot be opened as a file (a named pipe) is never read: it
+    # is named, and what the catalog held of it stays, counted as kept
+    db = tmp_path / "catalog.duckdb"
+    ingest(db, workdir=workdir)
+    before = findings(mur_trace.load(db=db))
+    trace = sorted(workdir.glob("ses_*/trace.jsonl"))[0]
+    trace.unlink()
+    os.mkfifo(trace)
+    report = ingest(db, workdir=workdir)
+    assert (report.kept, report.new, report.rewritten, report.unchanged) == (1, 0, 0, 6)
+    assert [s.trace_path for s in report.skipped] == [str(trace)]
+    assert findings(mur_trace.load(db=db)) == before
+    result = runner.invoke(app, ["ingest", "--db", str(db), "--workdir", str(workdir)])
+    assert result.exit_code == 0, result.output
+    assert str(trace) in result.output
+    assert result.stdout.endswith(
+        "1 cannot be read (named above), 1 of them kept as the catalog held them\n"
+    )
+
+
 def test_a_value_beyond_the_catalogs_memory_limit_is_ingested_without_it(
     workdir: Path, tmp_path: Path, monkeypatch
 ) -> None:
