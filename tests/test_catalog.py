@@ -26,6 +26,13 @@ def findings(trace: mur_trace.Trace) -> list[tuple]:
     return sorted(trace.redundant_calls().select(columns).fetchall())
 
 
+def _catalog_of(workdir: Path, tmp_path: Path) -> tuple[Path, list[tuple]]:
+    """A catalog of `workdir`'s sessions, and the findings it holds."""
+    db = tmp_path / "catalog.duckdb"
+    ingest(db, workdir=workdir)
+    return db, findings(mur_trace.load(db=db))
+
+
 @pytest.fixture
 def workdir(tmp_path: Path, sample_workdir: Path) -> Path:
     wd = tmp_path / "workdir"
@@ -164,9 +171,7 @@ def test_a_rewrite_that_keeps_size_and_time_is_read_again(workdir: Path, tmp_pat
 
 def test_a_failed_ingest_leaves_the_catalog_as_it_was(workdir: Path, tmp_path: Path,
                                                       monkeypatch) -> None:  # fmt: skip
-    db = tmp_path / "catalog.duckdb"
-    ingest(db, workdir=workdir)
-    before = findings(mur_trace.load(db=db))
+    db, before = _catalog_of(workdir, tmp_path)
     trace = sorted(workdir.glob("ses_*"))[0] / "trace.jsonl"
     trace.write_text(trace.read_text().replace("src/lib.rs", "src/other.rs"))
 
@@ -435,13 +440,22 @@ def test_a_catalog_in_a_directory_that_is_not_there(workdir: Path, tmp_path: Pat
     assert not db.parent.exists()
 
 
+def _says_one_kept(db: Path, workdir: Path) -> str:
+    """`mur-trace ingest` again, whose summary names one trace it cannot read and keeps;
+    its output."""
+    result = runner.invoke(app, ["ingest", "--db", str(db), "--workdir", str(workdir)])
+    assert result.exit_code == 0, result.output
+    assert result.stdout.endswith(
+        "1 cannot be read (named above), 1 of them kept as the catalog held them\n"
+    )
+    return result.output
+
+
 def test_a_trace_that_can_no_longer_be_read_keeps_what_the_catalog_held(
     workdir: Path, tmp_path: Path
 ) -> None:
     # before, its events were removed: the catalog had held their only readable copy
-    db = tmp_path / "catalog.duckdb"
-    ingest(db, workdir=workdir)
-    before = findings(mur_trace.load(db=db))
+    db, before = _catalog_of(workdir, tmp_path)
     assert len(before) == 19
     first, second = sorted(workdir.glob("ses_*/trace.jsonl"))[:2]
     good = first.read_bytes()
@@ -459,11 +473,7 @@ def test_a_trace_that_can_no_longer_be_read_keeps_what_the_catalog_held(
     report = ingest(db, workdir=workdir)
     assert (report.kept, report.rewritten, report.unchanged) == (1, 1, 5)
     assert findings(mur_trace.load(db=db)) == before
-    result = runner.invoke(app, ["ingest", "--db", str(db), "--workdir", str(workdir)])
-    assert result.exit_code == 0, result.output
-    assert result.stdout.endswith(
-        "1 cannot be read (named above), 1 of them kept as the catalog held them\n"
-    )
+    _says_one_kept(db, workdir)
 
 
 def test_a_trace_that_is_no_longer_a_file_keeps_what_the_catalog_held(
@@ -471,9 +481,7 @@ def test_a_trace_that_is_no_longer_a_file_keeps_what_the_catalog_held(
 ) -> None:
     # a trace replaced by what cannot be opened as a file (a named pipe) is never read: it
     # is named, and what the catalog held of it stays, counted as kept
-    db = tmp_path / "catalog.duckdb"
-    ingest(db, workdir=workdir)
-    before = findings(mur_trace.load(db=db))
+    db, before = _catalog_of(workdir, tmp_path)
     trace = sorted(workdir.glob("ses_*/trace.jsonl"))[0]
     trace.unlink()
     os.mkfifo(trace)
@@ -481,12 +489,7 @@ def test_a_trace_that_is_no_longer_a_file_keeps_what_the_catalog_held(
     assert (report.kept, report.new, report.rewritten, report.unchanged) == (1, 0, 0, 6)
     assert [s.trace_path for s in report.skipped] == [str(trace)]
     assert findings(mur_trace.load(db=db)) == before
-    result = runner.invoke(app, ["ingest", "--db", str(db), "--workdir", str(workdir)])
-    assert result.exit_code == 0, result.output
-    assert str(trace) in result.output
-    assert result.stdout.endswith(
-        "1 cannot be read (named above), 1 of them kept as the catalog held them\n"
-    )
+    assert str(trace) in _says_one_kept(db, workdir)
 
 
 def test_a_value_beyond_the_catalogs_memory_limit_is_ingested_without_it(
