@@ -43,11 +43,12 @@ from .errors import E_IO_001, E_IO_003, E_TRC_001, MurTraceError
 #: context` 32.3-33.8 s and 31.3 s (646-648 -> 835-851 MB), `loops` the same time
 #: (411-412 -> 522-551 MB); every command stays within 1 GB (benchmarks/memory.py). On a
 #: later machine (2026-12-04 at 23:20 UTC, the 586 MB of the speed run's 20,000 sessions,
-#: alternated; MiB, as benchmarks/memory.py counts) the same batches peaked higher and
-#: moved more from run to run: `export` 853-989 MB over nine runs (two within 7 % of 1 GB);
-#: in batches of 80 MB 781-829 MB over three, 1-2 % slower, and `redundant --policy
-#: context` 873-875 -> 771-776 MB, 14.4-14.7 -> 15.4-15.6 s (at 5,000 sessions, two
-#: batches either way, 3.88-3.91 s and 3.89-3.95 s).
+#: alternated; peaks in MiB, as benchmarks/memory.py counts them) batches of 96 MB left
+#: `export` 853-989 MiB over nine runs, two of them within 7 % of the 1 GB budget; in
+#: batches of 80 MB 781-861 MiB over four, 1-2 % slower, and `redundant --policy context`
+#: 873-875 -> 771-780 MiB, 14.4-14.7 -> 15.4-15.6 s (6 % slower; at 5,000 sessions, two
+#: batches either way, 3.88-3.91 s and 3.89-3.95 s). So batches are 80 MB: every command
+#: stays at least 150 MiB under the budget there, for that time.
 BATCH_BYTES = 80 * 2**20
 
 #: Trace bytes the quick reading of `redundant --policy reference` reads at a time
