@@ -262,17 +262,27 @@ def read_events(spark: SparkSession, export: str) -> DataFrame:
     from py4j.protocol import Py4JJavaError
     from pyspark.errors import AnalysisException, PySparkException
 
-    path = f"{export.rstrip('/')}/events"
+    path = _events(export)
     try:
         return spark.read.parquet(_literal(path))
     except AnalysisException as exc:
         if exc.getCondition() == "PATH_NOT_FOUND":
-            raise MurTraceError(
-                E_IO_001, f"no events dataset at {path}: is {export} a `mur-trace export`?"
-            ) from None
+            raise _no_events(export) from None
         raise MurTraceError(E_IO_003, f"cannot read {path}: {_first_line(exc)}") from None
     except (PySparkException, Py4JJavaError) as exc:  # a file that is not Parquet, or torn
         raise MurTraceError(E_IO_003, f"cannot read {path}: {_first_line(exc)}") from None
+
+
+def _events(export: str) -> str:
+    """Where the `events` dataset of the export `export` lies."""
+    return f"{export.rstrip('/')}/events"
+
+
+def _no_events(export: str) -> MurTraceError:
+    """The error for an export that holds no `events` dataset."""
+    return MurTraceError(
+        E_IO_001, f"no events dataset at {_events(export)}: is {export} a `mur-trace export`?"
+    )
 
 
 #: The file that marks a directory as one `run` wrote its findings to: only such a
@@ -304,6 +314,8 @@ def run(
         findings = find(read_events(spark, export), detection)
         return _spark_writes(spark, lambda: _write_remote(spark, findings, output))
     source = _local(export)
+    if source is not None and not os.path.exists(_events(source)):
+        raise _no_events(export)  # before Spark starts (10 s), and before its first words
     with replaced_directory(local, SPARK_MARK, [source, *inputs]) as fresh:
         spark = session(master)
         findings = find(read_events(spark, export), detection)

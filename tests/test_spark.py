@@ -11,6 +11,7 @@ module take 3 min 20 s instead of about 1 min 15 s.
 from __future__ import annotations
 
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -219,6 +220,23 @@ def test_no_pyspark_is_one_line_naming_the_extra(
     assert _one_error_line(result) == (
         "error[E-CFG-003]: the spark commands need pyspark: pip install 'mur-trace[spark]'"
     )
+
+
+def test_a_missing_export_is_said_before_spark_starts(tmp_path: Path) -> None:
+    # a whole process, whose JVM would write to the same stderr: Spark started first, and
+    # its JVM's warning came before the error, two lines where one is promised
+    out = tmp_path / "out"
+    result = subprocess.run(
+        [sys.executable, "-m", "mur_trace", "spark", "redundant", str(tmp_path / "none"),
+         "-o", str(out)],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert result.returncode == 2
+    assert result.stderr == (
+        f"error[E-IO-001]: no events dataset at {tmp_path / 'none'}/events: "
+        f"is {tmp_path / 'none'} a `mur-trace export`?\n"
+    )
+    assert not out.exists()
 
 
 def test_a_directory_that_is_no_export_is_one_line(session, tmp_path: Path) -> None:
