@@ -795,8 +795,9 @@ def _resolve_pair(before: str, after: str, source: _Source) -> tuple[Path, Path]
         except MurTraceError as exc:
             errors.append(exc)
     if errors:  # the same error twice (a workdir that is not there) is said once
-        messages = list(dict.fromkeys(e.message for e in errors))
-        raise MurTraceError(errors[0].code, "\n".join(messages))
+        said = dict.fromkeys((e.message, *e.more) for e in errors)
+        first, *rest = [line for error in said for line in error]
+        raise MurTraceError(errors[0].code, first, rest)
     return resolved[0], resolved[1]
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 E_TRC_001 = "E-TRC-001"  # malformed trace (names file:line); an empty trace file too
 E_TRC_002 = "E-TRC-002"  # session not found / ambiguous / bad ordinal or --since
@@ -16,26 +17,26 @@ E_CFG_003 = "E-CFG-003"  # an optional dependency is missing (names what to inst
 
 
 class MurTraceError(Exception):
-    """An error a user can act on: a stable code and a one-line message (an ambiguous
-    session argument lists its candidates below it, one a line, as `mur trace` does)."""
+    """An error a user can act on: a stable code and a one-line message, and in `more` the
+    lines that follow it, if any (an ambiguous session argument lists its candidates below
+    it, one a line, as `mur trace` does). Each line is shown with its control characters
+    escaped, a line break inside a name too: a name cannot start a line of its own."""
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(self, code: str, message: str, more: Sequence[str] = ()) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
+        self.more = tuple(more)
 
     def __str__(self) -> str:
-        return f"error[{self.code}]: {visible(self.message, lines=True)}"
+        return "\n".join([f"error[{self.code}]: {visible(self.message)}", *map(visible, self.more)])
 
 
-def visible(text: str, lines: bool = False) -> str:
+def visible(text: str) -> str:
     """`text` safe for a terminal: control characters (escape sequences, carriage returns,
-    line breaks inside a value) are written as JSON escapes (`\\u001b`, `\\r`, `\\n`).
-    With `lines`, line breaks are kept (a message of several lines)."""
+    line breaks inside a value) are written as JSON escapes (`\\u001b`, `\\r`, `\\n`)."""
     if not _CONTROL.search(text):
         return text
-    if lines:
-        return "\n".join(visible(line) for line in text.split("\n"))
     return _CONTROL.sub(_escape, text)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -124,6 +125,23 @@ def test_paths_in_any_mix(sample_workdir: Path) -> None:
     rows = list(csv.DictReader(io.StringIO(result.stdout)))
     # each trace is read once, even when named twice
     assert len(rows) == 19
+
+
+def test_a_session_linked_into_a_workdir_is_read_once(sample_workdir: Path, tmp_path: Path) -> None:
+    # a session directory linked in beside its own: `--workdir` read its trace twice (21
+    # calls in 8 sessions, where `report` and `ingest` counted 19 in 7)
+    workdir = tmp_path / "workdir"
+    shutil.copytree(sample_workdir, workdir)
+    (workdir / "ses_linked").symlink_to(EDITOR_SESSION)
+    result = run("redundant", "--workdir", str(workdir))
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines()[-1] == "total:      19 redundant calls in 7 of 7 sessions"
+    result = run("check", "--workdir", str(workdir), "--max-redundant", "0")
+    assert result.exit_code == 1, result.output
+    assert result.stdout.splitlines()[-1].startswith("7 of 7 sessions")
+    result = run("export", "--workdir", str(workdir), "--parquet", str(tmp_path / "out"))
+    assert result.exit_code == 0, result.output
+    assert pq.read_table(tmp_path / "out" / "findings").num_rows == 19
 
 
 def test_clean_session_reports_zero(write_trace) -> None:

@@ -652,6 +652,32 @@ def test_33_control_characters_cannot_forge_output(tmp_path: Path) -> None:
     assert "\\u001b[31mred" in runner.invoke(app, ["redundant", str(trace)]).stdout
 
 
+def test_33_a_name_cannot_forge_a_line_of_an_error(tmp_path: Path, workdir: Path) -> None:
+    # a line break in an argument, a session's name or a key of the effects file reached
+    # stderr as it was: the rest of the name printed as an error line of its own
+    forged = "error[E-FAKE-000]: forged"
+    result = runner.invoke(app, ["redundant", f"nope\n{forged}"])
+    assert result.stderr == f"error[E-IO-001]: trace file not found: nope\\n{forged}\n"
+    hostile = tmp_path / "hostile"
+    hostile.mkdir()
+    for name in ("ses_a", "ses_b"):  # both end with the suffix asked for
+        shutil.copytree(next(workdir.glob("ses_*")), hostile / f"{name}\n{forged} zz")
+    result = runner.invoke(app, ["show", "zz", "--workdir", str(hostile)])
+    assert result.exit_code != 0
+    assert result.stderr.splitlines() == [
+        "error[E-TRC-002]: ambiguous: 'zz' matches 2 sessions — provide more characters",
+        f"  ses_a\\n{forged} zz",
+        f"  ses_b\\n{forged} zz",
+    ]
+    effects = tmp_path / "nl.toml"
+    effects.write_text('[effects]\n"a\\nb" = "read"\n')
+    result = runner.invoke(
+        app, ["redundant", "--policy", "context", "--effects", str(effects), str(workdir)]
+    )
+    one_line(result, "E-CFG-002")
+    assert "effects.a\\nb must be" in result.stderr
+
+
 def test_34_show_of_a_bare_session_start(tmp_path: Path) -> None:
     trace = tmp_path / "t.jsonl"
     trace.write_text(
