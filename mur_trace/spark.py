@@ -22,13 +22,15 @@ import contextlib
 import os
 import re
 import shutil
+import subprocess
 import sys
+import threading
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import IO, TYPE_CHECKING
 from urllib.parse import unquote, urlparse
 
 from .effects import Effect, read_effects
@@ -240,12 +242,14 @@ def session(master: str | None = None, config: Mapping[str, str] | None = None) 
             "(e.g. apt-get install openjdk-17-jre-headless) or set JAVA_HOME",
         )
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    builder = SparkSession.builder.appName("mur-trace")
+    options = {"spark.app.name": "mur-trace", **SESSION_DEFAULTS, **(config or {})}
     if master is not None:
-        builder = builder.master(master)
-    for key, value in {**SESSION_DEFAULTS, **(config or {})}.items():
+        options["spark.master"] = master
+    builder = SparkSession.builder
+    for key, value in options.items():
         builder = builder.config(key, value)
     try:
+        _start_java(options)
         with _pandas_warning_ignored():
             return builder.getOrCreate()
     except PySparkException as exc:
@@ -254,6 +258,38 @@ def session(master: str | None = None, config: Mapping[str, str] | None = None) 
             f"Spark could not start Java ({java}); Spark 4 needs Java 17 or later: "
             f"{_first_line(exc)}",
         ) from None
+
+
+#: What Java says on stderr at every start that is not the user's business: Spark's
+#: launcher adds the incubating vector module to every JVM it starts (JavaModuleOptions),
+#: and the JVM has no option to keep its warning quiet.
+_JAVA_NOISE = (b"WARNING: Using incubator modules:",)
+
+
+def _start_java(options: Mapping[str, str]) -> None:
+    """Start Spark's JVM, as the session would, with its stderr passed on by a thread that
+    leaves out `_JAVA_NOISE` (a command's error is then its one line). Nothing to do when a
+    JVM is there already (an active session, or one a launcher started)."""
+    from pyspark import SparkConf, SparkContext
+    from pyspark.java_gateway import launch_gateway
+
+    if SparkContext._gateway is not None or "PYSPARK_GATEWAY_PORT" in os.environ:
+        return
+    conf = SparkConf(loadDefaults=False).setAll(list(options.items()))
+    gateway = launch_gateway(conf, popen_kwargs={"stderr": subprocess.PIPE})
+    threading.Thread(target=_pass_on, args=(gateway.proc.stderr,), daemon=True).start()
+    SparkContext._ensure_initialized(gateway=gateway, conf=conf)
+
+
+def _pass_on(stream: IO[bytes]) -> None:
+    """Copy what Java writes to `stream` to stderr (a terminal's, or a notebook's), line by
+    line, but `_JAVA_NOISE`. It reads to the end whatever happens to a line: Java would
+    block on a full pipe."""
+    for line in iter(stream.readline, b""):
+        if not line.startswith(_JAVA_NOISE):
+            with contextlib.suppress(Exception):  # stderr closed, or replaced by then
+                sys.stderr.write(line.decode("utf-8", "replace"))
+                sys.stderr.flush()
 
 
 def read_events(spark: SparkSession, export: str) -> DataFrame:

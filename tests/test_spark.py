@@ -239,6 +239,17 @@ def test_a_missing_export_is_said_before_spark_starts(tmp_path: Path) -> None:
     assert not out.exists()
 
 
+def test_a_run_says_nothing_on_stderr(sample_export: Path, tmp_path: Path) -> None:
+    # a whole process: Java warned of its incubating vector module at every start, a line
+    # before any error of the command's own
+    command = [sys.executable, "-m", "mur_trace", "spark", "redundant", str(sample_export)]
+    result = subprocess.run(
+        [*command, "-o", str(tmp_path / "out")], capture_output=True, text=True, timeout=300
+    )
+    assert (result.returncode, result.stderr) == (0, "")
+    assert result.stdout == f"{tmp_path / 'out'}: 19 findings\n"
+
+
 def test_a_directory_that_is_no_export_is_one_line(session, tmp_path: Path) -> None:
     command = ["spark", "redundant", str(tmp_path / "nowhere"), "-o", str(tmp_path / "out")]
     assert _one_error_line(runner.invoke(app, command)) == (
