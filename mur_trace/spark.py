@@ -22,7 +22,6 @@ import contextlib
 import os
 import re
 import shutil
-import subprocess
 import sys
 import threading
 import warnings
@@ -276,8 +275,13 @@ def _start_java(options: Mapping[str, str]) -> None:
     if SparkContext._gateway is not None or "PYSPARK_GATEWAY_PORT" in os.environ:
         return
     conf = SparkConf(loadDefaults=False).setAll(list(options.items()))
-    gateway = launch_gateway(conf, popen_kwargs={"stderr": subprocess.PIPE})
-    threading.Thread(target=_pass_on, args=(gateway.proc.stderr,), daemon=True).start()
+    # read from the start: what Java says when it cannot start is passed on too
+    read, write = os.pipe()
+    threading.Thread(target=_pass_on, args=(os.fdopen(read, "rb"),), daemon=True).start()
+    try:
+        gateway = launch_gateway(conf, popen_kwargs={"stderr": write})
+    finally:
+        os.close(write)  # Java holds its own end: the thread ends when Java does
     SparkContext._ensure_initialized(gateway=gateway, conf=conf)
 
 
