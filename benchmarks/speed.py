@@ -75,6 +75,13 @@ ONE_STATEMENT = (
     OVERLAPPED + "; import sys; con.execute(\"SELECT json_extract_string(json, 'event_type') AS t, "
     "count(*) FROM read_ndjson_objects($f) GROUP BY t\", {'f': sys.argv[1]}).fetchall()" + EXIT
 )
+#: That start, then the session loaded as every command over it loads it (`load_traces`:
+#: every check of loading, its errors and warnings; one thread, as for a few traces), and
+#: nothing computed: what `show` pays before its metrics and sections.
+ONE_LOAD = (
+    OVERLAPPED + "; import sys; from mur_trace.load import load_traces; "
+    "con.execute('SET threads = 1'); load_traces(con, [sys.argv[1]])" + EXIT
+)
 #: Every trace loaded whole, batch after batch, as the context policy loads them, and
 #: nothing analysed: what is left of its time is the analysis.
 LOAD_ONLY = (
@@ -253,7 +260,8 @@ def main() -> None:
                 # commands import (load.open_in_background)
                 overlapped = median([sys.executable, "-c", OVERLAPPED + EXIT], 5).wall
                 statement = median([sys.executable, "-c", ONE_STATEMENT, trace], 5).wall
-                show = (show_s, bare, opened, cli, overlapped, statement)
+                loaded_one = median([sys.executable, "-c", ONE_LOAD, trace], 5).wall
+                show = (show_s, bare, opened, cli, overlapped, statement, loaded_one)
         if args.memory:
             print(f"\npeak memory of every command over the {args.sizes[-1]:,} sessions:")
             subprocess.run(
@@ -303,15 +311,16 @@ def main() -> None:
             f"{size:>8,} sessions: from the traces {cold_q:.3f}s, from the catalog "
             f"{warm_q:.3f}s, ratio {cold_q / warm_q:.1f}"
         )
-    show_s, bare, opened, cli, overlapped, statement = show
+    show_s, bare, opened, cli, overlapped, statement, loaded_one = show
     print(
         f"\nshow one session: {show_s:.3f}s; python -c 'import duckdb': {bare:.3f}s; "
         f"ratio {show_s / bare:.2f}\n"
         f"floors: import duckdb and open a database {opened:.3f}s, ratio {opened / bare:.2f}; "
         f"the command line's imports and a database {cli:.3f}s, ratio {cli / bare:.2f}; "
         f"the same, the database opened meanwhile {overlapped:.3f}s, "
-        f"ratio {overlapped / bare:.2f}; and one statement over the session {statement:.3f}s, "
-        f"ratio {statement / bare:.2f}"
+        f"ratio {overlapped / bare:.2f}; one statement over the session {statement:.3f}s, "
+        f"ratio {statement / bare:.2f}; and the session loaded, every check of loading and "
+        f"nothing computed, {loaded_one:.3f}s, ratio {loaded_one / bare:.2f}"
     )
 
 

@@ -5,6 +5,7 @@ count what their design computes."""
 from __future__ import annotations
 
 import csv
+import importlib.util
 import json
 import subprocess
 import sys
@@ -113,3 +114,16 @@ def test_the_issue_prototype_writes_the_reads_repeated(tmp_path: Path) -> None:
         ("ses_2", "10", "3", "c.txt", "9", "2"),
         ("ses_2", "11", "4", "a.txt", "8", "1"),
     ]
+
+
+def test_the_start_up_floors_of_show_run_over_a_session(sample_workdir: Path) -> None:
+    """The floors benchmarks/speed.py puts beside `show` (the command line's start-up, one
+    statement over the session, the session loaded) run as written over one session."""
+    spec = importlib.util.spec_from_file_location("speed", FLOOR.parent / "speed.py")
+    assert spec is not None and spec.loader is not None
+    speed = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(speed)
+    trace = str(sorted(sample_workdir.glob("ses_*/trace.jsonl"))[0])
+    for snippet in (speed.OVERLAPPED + speed.EXIT, speed.ONE_STATEMENT, speed.ONE_LOAD):
+        done = subprocess.run([sys.executable, "-c", snippet, trace], capture_output=True)
+        assert (done.returncode, done.stderr) == (0, b""), snippet
