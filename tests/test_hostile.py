@@ -827,6 +827,91 @@ def test_every_command_survives_fuzzed_traces(trace: tuple[list[str], bool], com
             assert result.exit_code == 2
 
 
+#: Real sessions of the other agents (tests/fixtures/real/: Claude Code, Codex CLI,
+#: OpenHands, OpenTelemetry), the files the fuzzer below mutates
+REAL_SESSIONS = sorted((Path(__file__).parent / "fixtures" / "real").glob("*/*.jsonl"))
+#: Values a member of another agent's event may be given: every JSON type, and the
+#: strings and numbers its readers parse (a time, a path, a count)
+ODD_VALUES = [None, True, 0, -1, 3.5, 1e308, 2**64, "", "x", "-1", "2026-13-45T99:99:99Z",
+              "../../etc/passwd", "a\nb", "\\", [], {}, [1, "a"], {"a": None}]  # fmt: skip
+
+
+def _members(value: object, at: tuple = ()) -> list[tuple]:
+    """The paths of every member and item of a JSON value, nested ones too."""
+    if isinstance(value, dict):
+        items = list(value.items())
+    elif isinstance(value, list):
+        items = list(enumerate(value))
+    else:
+        return []
+    return [path for key, item in items for path in [(*at, key), *_members(item, (*at, key))]]
+
+
+def mutate_session(lines: list[str], rnd: random.Random) -> list[str]:
+    """One to four changes to the lines of a real session: a member given a value of
+    another type, or removed; a line cut short, a character changed, a line repeated,
+    removed or moved."""
+    lines = list(lines)
+    for _ in range(rnd.randint(1, 4)):
+        i = rnd.randrange(len(lines))
+        how = rnd.choice(["value", "value", "remove", "cut", "change", "repeat", "drop", "move"])
+        if how in ("value", "remove"):
+            event = json.loads(lines[i]) if lines[i].startswith("{") else None
+            paths = _members(event)
+            if not paths:
+                continue
+            *parent, key = rnd.choice(paths)
+            holder = functools.reduce(lambda value, k: value[k], parent, event)
+            if how == "remove":
+                del holder[key]
+            else:
+                holder[key] = rnd.choice(ODD_VALUES)
+            lines[i] = json.dumps(event)
+        elif how == "cut":
+            lines[i] = lines[i][: rnd.randrange(len(lines[i]) + 1)]
+        elif how == "change":
+            at = rnd.randrange(len(lines[i]) + 1)
+            lines[i] = lines[i][:at] + chr(rnd.randrange(1, 128)) + lines[i][at + 1 :]
+        elif how == "repeat":
+            lines.insert(i, lines[i])
+        elif how == "drop" and len(lines) > 1:
+            del lines[i]
+        elif how == "move":
+            lines.insert(rnd.randrange(len(lines)), lines.pop(i))
+    return lines
+
+
+OTHER_COMMANDS = [*COMMANDS, ["redundant"], ["diff"]]
+NOTE = r"^note: skipped \d+ incomplete session\(s\)$"
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(REAL_SESSIONS), st.randoms(use_true_random=False),
+       st.sampled_from(OTHER_COMMANDS))  # fmt: skip
+def test_every_command_survives_other_agents_sessions_mutated(
+    session: Path, rnd: random.Random, command: list[str]
+) -> None:
+    """Every format, not only Murmur's: a real session of another agent, changed, gets an
+    answer or a clean error from every command (no traceback, one line a message), and
+    its file is left as it was."""
+    lines = session.read_text(encoding="utf-8").splitlines()
+    start = rnd.randrange(max(1, len(lines) - 60)) if rnd.random() < 0.3 else 0
+    data = ("\n".join(mutate_session(lines[start : start + 60], rnd)) + "\n").encode()
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / session.name
+        path.write_bytes(data)
+        paths = [str(path), str(path)] if command == ["diff"] else [str(path)]
+        result = runner.invoke(app, [*command, *paths])
+        assert result.exception is None or isinstance(result.exception, SystemExit), (
+            result.exception
+        )
+        assert result.exit_code in (0, 1, 2)
+        odd = [line for line in result.stderr.splitlines()
+               if not (re.match(MESSAGE, line) or re.match(NOTE, line))]  # fmt: skip
+        assert odd == []
+        assert path.read_bytes() == data
+
+
 # ── what users type never reaches SQL as text ────────────────────────────────
 
 
