@@ -856,7 +856,10 @@ def mutate_session(lines: list[str], rnd: random.Random) -> list[str]:
         i = rnd.randrange(len(lines))
         how = rnd.choice(["value", "value", "remove", "cut", "change", "repeat", "drop", "move"])
         if how in ("value", "remove"):
-            event = json.loads(lines[i]) if lines[i].startswith("{") else None
+            try:  # a line an earlier change cut is no JSON any more
+                event = json.loads(lines[i])
+            except ValueError:
+                continue
             paths = _members(event)
             if not paths:
                 continue
