@@ -1,30 +1,33 @@
 """Speed and memory of mur-trace against a compiled and a plain Python single pass.
 
-    python benchmarks/speed.py [--sizes 500 5000 20000] [--repeat 3]
+    python benchmarks/speed.py [--sizes 500 5000 20000] [--repeat 3] [--real]
 
 For each size it simulates that many sessions (`mur_trace.synth`, longer sessions than
-the default: about 125 events each), then runs side by side, `--repeat` times each, and
-reports medians: `mur-trace redundant` cold (reading the traces), the plain Python pass
-(benchmarks/python_ref.py), the compiled baseline of ../shared/bench (built with its
-script when cargo is there; with PRINT=1, so that it writes its findings as mur-trace
-does), DuckDB's readers alone (benchmarks/duckdb_floor.py, the
-floors under any cold command: `floor` its JSON reader asked for the detector's fields,
-`ndjson` read_ndjson_objects WITH ORDINALITY validating and numbering every line, `lines`
-the reader of `redundant --policy reference`: read_blob, lines split and numbered, each
-validated; `checked` that and the scan for fields of the wrong type that loading's
-E-TRC-001 needs; `transformed`, `transformed_checked` and `structured`, the floors of
-three other designs of that check; `prototype` the design issue 15 measured before the
-quick reading was built, checks left out, as a whole command writing its CSV),
+the default: about 125 events each), or, with `--real`, copies the 100 sessions Murmur
+ran for real (benchmarks/recorded, benchmarks/heldout: real files, real commands) until
+there are that many, each copy under a session id of its own; then it runs side by side,
+`--repeat` times each, and reports medians: `mur-trace redundant` cold (reading the
+traces), the plain Python pass (benchmarks/python_ref.py), the compiled baseline of
+../shared/bench (built with its script when cargo is there; with PRINT=1, so that it
+writes its findings as mur-trace does), DuckDB's readers alone
+(benchmarks/duckdb_floor.py, the floors under any cold command: `floor` its JSON reader
+asked for the detector's fields, `ndjson` read_ndjson_objects WITH ORDINALITY validating
+and numbering every line, `lines` the reader of `redundant --policy reference`:
+read_blob, lines split and numbered, each validated; `checked` that and the scan for
+fields of the wrong type that loading's E-TRC-001 needs; `transformed`,
+`transformed_checked` and `structured`, the floors of three other designs of that check;
+`prototype` the design issue 15 measured before the quick reading was built, checks left
+out, as a whole command writing its CSV),
 `mur-trace ingest` into a catalog, and `mur-trace redundant --db` warm.
 Then the context policy cold (`redundant --policy context`), as a ratio to the reference
 policy's cold time, with the CPU seconds of both and the floors of two other plans (its
 CPU spread over every core, and its command with every trace in one batch), and its
 loading alone (every batch loaded whole, nothing analysed). Then
-`mur-trace show` on one session against `python -c "import duckdb"`, and four floors under
+`mur-trace show` on one session against `python -c "import duckdb"`, and five floors under
 it: importing DuckDB and opening a database; importing the command line (DuckDB, Typer,
 mur-trace) and opening a database; the same, the database opened while Typer and the
-commands import, as the command line starts; and that start with one statement over the
-session.
+commands import, as the command line starts; that start with one statement over the
+session; and that start with the session loaded as every command loads it.
 Ratios are computed within one run: this machine is noisy. Peak memory is the largest
 resident set of a run (GNU time); with `--memory`, every command (both policies, `loops`,
 `check`, `report`, `export`, `ingest`, warm ones) runs over the largest workdir too, with
@@ -52,6 +55,8 @@ BENCH = next(
     HERE.parent.parent / "shared" / "bench",
 )
 MUR = [sys.executable, "-m", "mur_trace"]
+#: The sessions Murmur ran for real, which `--real` copies
+REAL_WORKDIRS = (HERE / "recorded" / "workdir", HERE / "heldout" / "workdir")
 #: The readers of benchmarks/duckdb_floor.py: the table's four, the other designs of the
 #: type check, and the issue's prototype
 FLOOR_READERS = (
@@ -158,6 +163,26 @@ def rust_baseline() -> str | None:
     return out.stdout.strip()
 
 
+def copy_real(out: Path, size: int) -> Path:
+    """A workdir of `size` sessions copied from the sessions Murmur ran for real
+    (REAL_WORKDIRS), in turn: each copy gets a session id of its own, new hexadecimal
+    digits after the first twelve (the id's time, so copies sort beside their original),
+    in its directory's name and wherever its trace names it (the same length: no other
+    byte moves)."""
+    sessions = sorted(d for w in REAL_WORKDIRS for d in w.glob("ses_*") if d.is_dir())
+    workdir = out / "workdir"
+    workdir.mkdir(parents=True)
+    for n in range(size):
+        original = sessions[n % len(sessions)]
+        copy = f"{original.name[:16]}{n:020x}"
+        trace = (original / "trace.jsonl").read_bytes()
+        (workdir / copy).mkdir()
+        (workdir / copy / "trace.jsonl").write_bytes(
+            trace.replace(original.name.encode(), copy.encode())
+        )
+    return workdir
+
+
 def main() -> None:
     import mur_trace
     from mur_trace.synth import synthesize
@@ -171,12 +196,20 @@ def main() -> None:
         help="also run every command over the largest workdir, with its peak memory "
         "(benchmarks/memory.py)",
     )
+    parser.add_argument(
+        "--real",
+        action="store_true",
+        help="copies of the sessions Murmur ran for real (benchmarks/recorded and "
+        "benchmarks/heldout) in place of simulated ones",
+    )
     args = parser.parse_args()
 
     rust = rust_baseline()
     print(
         f"{os.cpu_count()} cores; medians of {args.repeat} runs; compiled baseline: "
-        f"{rust or 'not available'}\n"
+        f"{rust or 'not available'}"
+        + ("; sessions copied from those Murmur ran for real" if args.real else "")
+        + "\n"
     )
     header = (f"{'sessions':>8} {'MB':>6} {'events':>9} | {'cold':>7} {'python':>7} "
               f"{'rust':>7} {'floor':>7} {'ndjson':>7} {'lines':>7} {'checked':>7} {'ingest':>7} "
@@ -193,7 +226,11 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         for size in args.sizes:
             out = Path(tmp) / str(size)
-            workdir = synthesize(out, size, seed=size, turns=(16, 56))
+            workdir = (
+                copy_real(out, size)
+                if args.real
+                else synthesize(out, size, seed=size, turns=(16, 56))
+            )
             files = list(workdir.glob("ses_*/trace.jsonl"))
             mb = sum(f.stat().st_size for f in files) / 1e6
             events = sum(f.read_bytes().count(b"\n") for f in files)

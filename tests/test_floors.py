@@ -116,14 +116,38 @@ def test_the_issue_prototype_writes_the_reads_repeated(tmp_path: Path) -> None:
     ]
 
 
-def test_the_start_up_floors_of_show_run_over_a_session(sample_workdir: Path) -> None:
-    """The floors benchmarks/speed.py puts beside `show` (the command line's start-up, one
-    statement over the session, the session loaded) run as written over one session."""
+def _speed():
+    """benchmarks/speed.py, as a module."""
     spec = importlib.util.spec_from_file_location("speed", FLOOR.parent / "speed.py")
     assert spec is not None and spec.loader is not None
     speed = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(speed)
+    return speed
+
+
+def test_the_start_up_floors_of_show_run_over_a_session(sample_workdir: Path) -> None:
+    """The floors benchmarks/speed.py puts beside `show` (the command line's start-up, one
+    statement over the session, the session loaded) run as written over one session."""
+    speed = _speed()
     trace = str(sorted(sample_workdir.glob("ses_*/trace.jsonl"))[0])
     for snippet in (speed.OVERLAPPED + speed.EXIT, speed.ONE_STATEMENT, speed.ONE_LOAD):
         done = subprocess.run([sys.executable, "-c", snippet, trace], capture_output=True)
         assert (done.returncode, done.stderr) == (0, b""), snippet
+
+
+def test_real_workdirs_copy_the_sessions_run_for_real(tmp_path: Path) -> None:
+    """`speed.py --real`: the 100 recorded and held-out sessions, in turn, each copy named
+    by an id of its own that keeps the original's time, its trace the original's bytes
+    with that id in place of the original's."""
+    speed = _speed()
+    first = sorted(d for w in speed.REAL_WORKDIRS for d in w.glob("ses_*"))[0]
+    workdir = speed.copy_real(tmp_path, 101)
+    assert len(list(workdir.iterdir())) == 101
+    for n in (0, 100):  # the first copy, and the 101st: the first session again
+        copy = workdir / (first.name[:16] + f"{n:020x}")
+        text = (copy / "trace.jsonl").read_bytes()
+        assert (
+            text.replace(copy.name.encode(), first.name.encode())
+            == (first / "trace.jsonl").read_bytes()
+        )
+        assert first.name.encode() not in text
