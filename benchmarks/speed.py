@@ -3,21 +3,21 @@
     python benchmarks/speed.py [--sizes 500 5000 20000] [--repeat 3] [--real]
 
 For each size it simulates that many sessions (`mur_trace.synth`, longer sessions than
-the default: about 125 events each), or, with `--real`, copies the 100 sessions Murmur
-ran for real (benchmarks/recorded, benchmarks/heldout: real files, real commands) until
-there are that many, each copy under a session id of its own; then it runs side by side,
-`--repeat` times each, and reports medians: `mur-trace redundant` cold (reading the
-traces), the plain Python pass (benchmarks/python_ref.py), the compiled baseline of
-../shared/bench (built with its script when cargo is there; with PRINT=1, so that it
-writes its findings as mur-trace does), DuckDB's readers alone
-(benchmarks/duckdb_floor.py, the floors under any cold command: `floor` its JSON reader
-asked for the detector's fields, `ndjson` read_ndjson_objects WITH ORDINALITY validating
-and numbering every line, `lines` the reader of `redundant --policy reference`:
-read_blob, lines split and numbered, each validated; `checked` that and the scan for
-fields of the wrong type that loading's E-TRC-001 needs; `transformed`,
-`transformed_checked` and `structured`, the floors of three other designs of that check;
-`prototype` the design issue 15 measured before the quick reading was built, checks left
-out, as a whole command writing its CSV),
+the default: about 125 events each), or, with `--real`, copies the sessions Murmur ran
+for real (benchmarks/recorded, benchmarks/heldout: real files, real commands; the 98
+whose every line is whole) until there are that many, each copy under a session id of
+its own; then it runs side by side, `--repeat` times each, and reports medians:
+`mur-trace redundant` cold (reading the traces), the plain Python pass
+(benchmarks/python_ref.py), the compiled baseline of ../shared/bench (built with its
+script when cargo is there; with PRINT=1, so that it writes its findings as mur-trace
+does), DuckDB's readers alone (benchmarks/duckdb_floor.py, the floors under any cold
+command: `floor` its JSON reader asked for the detector's fields, `ndjson`
+read_ndjson_objects WITH ORDINALITY validating and numbering every line, `lines` the
+reader of `redundant --policy reference`: read_blob, lines split and numbered, each
+validated; `checked` that and the scan for fields of the wrong type that loading's
+E-TRC-001 needs; `transformed`, `transformed_checked` and `structured`, the floors of
+three other designs of that check; `prototype` the design issue 15 measured before the
+quick reading was built, checks left out, as a whole command writing its CSV),
 `mur-trace ingest` into a catalog, and `mur-trace redundant --db` warm.
 Then the context policy cold (`redundant --policy context`), as a ratio to the reference
 policy's cold time, with the CPU seconds of both and the floors of two other plans (its
@@ -163,13 +163,24 @@ def rust_baseline() -> str | None:
     return out.stdout.strip()
 
 
+def real_sessions() -> list[Path]:
+    """The sessions of REAL_WORKDIRS whose every line is whole: two held-out sessions end
+    in a torn line (their runs were cut short), which the baselines cannot read."""
+    return sorted(
+        d
+        for w in REAL_WORKDIRS
+        for d in w.glob("ses_*")
+        if (d / "trace.jsonl").read_bytes().endswith(b"\n")
+    )
+
+
 def copy_real(out: Path, size: int) -> Path:
     """A workdir of `size` sessions copied from the sessions Murmur ran for real
-    (REAL_WORKDIRS), in turn: each copy gets a session id of its own, new hexadecimal
+    (`real_sessions`), in turn: each copy gets a session id of its own, new hexadecimal
     digits after the first twelve (the id's time, so copies sort beside their original),
     in its directory's name and wherever its trace names it (the same length: no other
     byte moves)."""
-    sessions = sorted(d for w in REAL_WORKDIRS for d in w.glob("ses_*") if d.is_dir())
+    sessions = real_sessions()
     workdir = out / "workdir"
     workdir.mkdir(parents=True)
     for n in range(size):
