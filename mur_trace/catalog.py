@@ -35,7 +35,7 @@ from pathlib import Path
 import duckdb
 
 from . import formats
-from .errors import E_IO_001, E_IO_003, E_IO_004, E_TRC_002, MurTraceError
+from .errors import E_IO_001, E_IO_003, E_IO_004, E_TRC_002, MurTraceError, cut_short
 from .load import (
     BATCH_BYTES,
     Relations,
@@ -176,7 +176,8 @@ def _connect(db: Path, read_only: bool) -> duckdb.DuckDBPyConnection:
                     f"catalog {db} is in use by another process (an ingest, or a Trace a "
                     "notebook holds open: trace.close()); try again when it has finished",
                 ) from None
-            raise MurTraceError(E_IO_003, f"cannot open catalog {db}: {exc}") from None
+            said = cut_short(exc, f"catalog {db}") or f"cannot open catalog {db}: {exc}"
+            raise MurTraceError(E_IO_003, said) from None
         except duckdb.Error as exc:  # not a DuckDB file, or one DuckDB cannot open
             reason = str(exc).splitlines()[0]
             raise MurTraceError(E_IO_003, f"cannot open catalog {db}: {reason}") from None
@@ -224,8 +225,9 @@ def _version(con: duckdb.DuckDBPyConnection, db: Path) -> int | None:
         rows = con.execute(
             "SELECT value FROM main.catalog_meta WHERE key = 'schema_version'"
         ).fetchall()
-    except duckdb.Error:
-        raise foreign from None
+    except duckdb.Error as exc:
+        said = cut_short(exc, f"catalog {db}")
+        raise (foreign if said is None else MurTraceError(E_IO_003, said)) from None
     if len(rows) != 1 or not str(rows[0][0]).isascii() or not str(rows[0][0]).isdigit():
         raise foreign
     version = int(rows[0][0])
@@ -695,6 +697,9 @@ def _ingest(
         _roll_back(cat, db, created)
         if memory_limit is not None and _out_of_memory(exc):
             raise _OutOfMemory from None
+        short = cut_short(exc, f"catalog {db}")
+        if short is not None:  # a read of what it held failed: nothing was written
+            raise MurTraceError(E_IO_003, f"{short}; it is as before this ingest") from None
         reason = str(exc).splitlines()[0]
         raise MurTraceError(
             E_IO_003, f"failed to write catalog {db}: {reason}; it is as before this ingest"

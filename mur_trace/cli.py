@@ -45,6 +45,7 @@ from .errors import (
     E_TRC_002,
     E_USAGE,
     MurTraceError,
+    cut_short,
     visible,
 )
 from .load import POLICIES, RULES, Skipped, TraceWarning, rule_doc
@@ -293,7 +294,7 @@ def _root(
 
 def _say_io_error(exc: Exception) -> None:
     """One line for an input or output error; nothing more when stderr fails too."""
-    message = str(exc)
+    message = cut_short(exc) or str(exc)
     if isinstance(exc, FileNotFoundError) and exc.filename is None and _no_working_directory():
         # a relative path resolved in a directory removed meanwhile: Python names no path
         message = "the working directory no longer exists: run from one that does"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Sequence
 
@@ -50,3 +51,28 @@ def _escape(match: re.Match[str]) -> str:
     if "\udc80" <= char <= "\udcff":  # the byte a name holds, as a path's text shows it
         return f"\\x{ord(char) - 0xDC00:02x}"
     return {"\t": "\\t", "\r": "\\r", "\n": "\\n"}.get(char, f"\\u{ord(char):04x}")
+
+
+#: DuckDB's words for a read past the end of a database file
+_SHORT_READ = re.compile(
+    r'Could not read enough bytes from file "(.*)": attempted to read (\d+) bytes from '
+    r"location (\d+)"
+)
+
+
+def cut_short(error: BaseException, path: str | None = None) -> str | None:
+    """What to say when DuckDB read past the end of a database file (a catalog copied or
+    written only in part): the file (`path`, as the user gave it, else as DuckDB names
+    it), its size and the bytes DuckDB looked for. None for any other error."""
+    found = _SHORT_READ.search(str(error))
+    if found is None:
+        return None
+    named, wanted, start = found.group(1), int(found.group(2)), int(found.group(3))
+    try:
+        size = f"{os.stat(named).st_size:,} bytes"
+    except OSError:
+        size = "fewer bytes"
+    return (
+        f"{path or named} is cut short: it holds {size}, and DuckDB looked for bytes "
+        f"{start:,} to {start + wanted:,} of it"
+    )

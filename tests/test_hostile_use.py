@@ -1169,6 +1169,37 @@ def test_a_trace_given_as_the_catalog_is_not_a_duckdb_file(tmp_path: Path, workd
     assert checksums(tmp_path) == before
 
 
+def test_a_catalog_cut_short_is_said_to_be(tmp_path: Path, workdir: Path) -> None:
+    """A catalog copied or written only in part: each cut is read as the whole catalog
+    (DuckDB never reads what was cut) or is one E-IO-003 line saying the catalog is cut
+    short, with its size, and the file is left as it was; an ingest into it changes
+    nothing either. Before, DuckDB's words (`IO Error: Could not read enough bytes from
+    file "/abs/path"…`) or, for a cut in the middle, "not a mur-trace catalog"."""
+    db = tmp_path / "whole.duckdb"
+    ingest = ["ingest", "--workdir", str(workdir), "--db"]
+    assert runner.invoke(app, [*ingest, str(db)]).exit_code == 0
+    whole = runner.invoke(app, ["redundant", "--db", str(db)]).stdout
+    data = db.read_bytes()
+    cut = tmp_path / "cut.duckdb"
+    said = []
+    for size in (100, 5_000, len(data) // 4, len(data) // 2):
+        cut.write_bytes(data[:size])
+        result = runner.invoke(app, ["redundant", "--db", str(cut)])
+        if result.exit_code == 0:
+            assert result.stdout == whole
+        else:
+            said.append(one_line(result, "E-IO-003", 2, f"is cut short: it holds {size:,} bytes"))
+            one_line(runner.invoke(app, [*ingest, str(cut)]), "E-IO-003", 2, "is cut short")
+        assert cut.read_bytes() == data[:size]
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["cut.duckdb", "wd", "whole.duckdb"]
+    assert said[:2] == [
+        f"error[E-IO-003]: catalog {cut} is cut short: it holds 100 bytes, and DuckDB looked "
+        "for bytes 100 to 4,096 of it",
+        f"error[E-IO-003]: catalog {cut} is cut short: it holds 5,000 bytes, and DuckDB looked "
+        "for bytes 5,000 to 8,192 of it",
+    ]
+
+
 def test_rules_are_switched_by_booleans_only(workdir: Path) -> None:
     with pytest.raises(TypeError, match="True or False"):
         mur_trace.load(workdir=workdir, rules={"same_size": "no"})
