@@ -915,6 +915,56 @@ def test_every_command_survives_other_agents_sessions_mutated(
         assert path.read_bytes() == data
 
 
+def _findings_of(db: Path) -> set[tuple[str, int]]:
+    """The (trace, line) of every reference finding a catalog holds."""
+    result = runner.invoke(app, ["redundant", "--db", str(db), "-f", "jsonl"])
+    assert result.exit_code == 0, result.output
+    return {(row["trace_path"], row["line"]) for row in map(json.loads, result.stdout.splitlines())}
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.randoms(use_true_random=False),
+       st.sampled_from(["changed", "a bad line added", "emptied", "cut"]))  # fmt: skip
+def test_an_ingest_after_one_session_changed_keeps_the_others(rnd: random.Random, how: str):
+    """Three real sessions of other agents and a Murmur session, ingested; one of them
+    changed (as the fuzzer above changes them, a line that is not JSON added, emptied, or
+    cut at any byte), then ingested again: a clean outcome, every finding of the other
+    sessions still in the catalog, and all of the changed one's when it can no longer be
+    read (a bad line, an empty file): an ingest never loses what it cannot read."""
+    with tempfile.TemporaryDirectory() as tmp:
+        sessions = Path(tmp) / "sessions"
+        sessions.mkdir()
+        files = []
+        for n, real in enumerate(rnd.sample(REAL_SESSIONS, 3)):
+            files.append(sessions / f"{n}_{real.name}")
+            files[-1].write_text("\n".join(real.read_text().splitlines()[:80]) + "\n")
+        files.append(Path(tmp) / SESSION / "trace.jsonl")
+        files[-1].parent.mkdir()
+        files[-1].write_bytes(text(events()))
+        db = Path(tmp) / "catalog.duckdb"
+        ingest = ["ingest", "--db", str(db), str(sessions), str(files[-1])]
+        assert runner.invoke(app, ingest).exit_code == 0
+        before = _findings_of(db)
+        victim = rnd.choice(files)
+        lines = victim.read_text().splitlines()
+        if how == "changed":
+            victim.write_text("\n".join(mutate_session(lines, rnd)) + "\n")
+        elif how == "a bad line added":
+            victim.write_text("\n".join([*lines, '{"x": ']) + "\n")
+        elif how == "emptied":
+            victim.write_bytes(b"")
+        else:
+            victim.write_bytes(victim.read_bytes()[: rnd.randrange(victim.stat().st_size)])
+        result = runner.invoke(app, ingest)
+        assert result.exception is None or isinstance(result.exception, SystemExit)
+        assert result.exit_code in (0, 2)
+        assert all(re.match(MESSAGE, line) for line in result.stderr.splitlines())
+        after = _findings_of(db)
+        assert {f for f in before if f[0] != str(victim)} <= after
+        if how in ("a bad line added", "emptied"):
+            assert before <= after
+
+
 # ── what users type never reaches SQL as text ────────────────────────────────
 
 
