@@ -926,8 +926,9 @@ def ingest(
             progress=Progress("ingest"),
             format_in=format_in,
         )
-        typer.echo(ingest_text(report, db), nl=False)
+        # the traces it could not read are named before the summary, which says "named above"
         _notify(report.skipped, report.warnings)
+        typer.echo(ingest_text(report, db), nl=False)
 
 
 #: The file that marks a directory as an export's: only such a directory is written again.

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -199,6 +201,20 @@ def test_ingest_says_how_many_traces_cannot_be_read(workdir: Path, tmp_path: Pat
         "added; 1 cannot be read (named above)\n"
     )
     assert result.stderr == f"warning[E-TRC-001]: {bad}:1: not valid JSON (skipped)\n"
+    # on a terminal, where both streams show as they are written, the trace it names comes
+    # first (before, the summary said "named above" over the warning that named it)
+    other = tmp_path / "other.duckdb"
+    command = ["ingest", "--db", str(other), "--workdir", str(workdir)]
+    shown = subprocess.run(
+        [sys.executable, "-m", "mur_trace", *command],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )  # fmt: skip
+    assert shown.stdout.splitlines() == [
+        f"warning[E-TRC-001]: {bad}:1: not valid JSON (skipped)",
+        f"{other}: 8 new, 0 appended, 0 rewritten, 0 unchanged, 0 deleted traces; 134 events "
+        "added; 1 cannot be read (named above)",
+    ]
 
 
 def test_ingesting_a_workdir_again_keeps_what_was_ingested_beneath_it(
