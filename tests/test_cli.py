@@ -452,3 +452,27 @@ def test_counts_a_session_end_does_not_give_are_unknown_not_zero_or_none(tmp_pat
         "exit codes: 1 ok",
         "latency:    avg 2ms",
     ]
+
+
+def test_a_trace_that_names_no_session_is_named_after_its_directory_however_given(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A hand-trimmed trace (no `session_id`, no `session_start`) is its directory's
+    session, whether its path is absolute or relative to the working directory, with or
+    without a directory in it (before, `t.jsonl` got the empty id, and `x/../t.jsonl` `..`)."""
+    home = tmp_path / "agent-run"
+    (home / "sub").mkdir(parents=True)
+    read = '{"event_type":"tool_call","turn":%d,"tool_name":"editor","input":{"path":"a"},'
+    read += '"status":"ok","state_effect":"read","output_bytes":5,"duration_ms":1}\n'
+    (home / "t.jsonl").write_text(read % 0 + read % 1)
+    given = {
+        home: ["t.jsonl", str(home / "t.jsonl"), "sub/../t.jsonl"],
+        home / "sub": ["../t.jsonl"],
+    }
+    for where, paths in given.items():
+        monkeypatch.chdir(where)
+        for path in paths:
+            result = runner.invoke(app, ["redundant", path, "-f", "jsonl"])
+            assert result.exit_code == 0, result.output
+            (finding,) = [json.loads(line) for line in result.stdout.splitlines()]
+            assert (finding["session_id"], finding["line"]) == ("agent-run", 2), path

@@ -1,7 +1,8 @@
 -- One row per trace file asked for: its session id and whether it can be analysed.
 --
 -- The session id of a trace is the one its first `session_start` names, else the first
--- one any line names, else the name of the directory that holds the file.
+-- one any line names, else the name of the directory that holds the file (a relative path
+-- is read from the working directory, the variable `cwd`).
 -- A trace that cannot be analysed carries the SPEC error code and a one-line message
 -- naming the first bad line (`file:line`); its events are left out of `events`. A last line
 -- that is not JSON and has no newline after it was cut short by a killed session: it is
@@ -49,7 +50,19 @@ SELECT
     coalesce(
         p.start_session_id,
         p.any_session_id,
-        regexp_extract(a.trace_path, '([^/\\]+)[/\\][^/\\]*$', 1)
+        -- the directory's own name: a path relative to the working directory (`t.jsonl`,
+        -- `../t.jsonl`) is read from there (before, `t.jsonl` got the empty id)
+        regexp_extract(
+            normalise_path(
+                CASE
+                    WHEN starts_with(a.trace_path, '/') OR getvariable('cwd') IS NULL
+                        THEN a.trace_path
+                    ELSE getvariable('cwd') || '/' || a.trace_path
+                END
+            ),
+            '([^/\\]+)[/\\][^/\\]*$',
+            1
+        )
     ) AS session_id,
     coalesce(p.events, 0) AS events,
     CASE
