@@ -112,7 +112,7 @@ class _OneLineErrors(typer.core.TyperGroup):
             code = super().main(*args, standalone_mode=False, **kwargs)
         except ClickException as exc:
             where = f" (see {exc.ctx.command_path} --help)" if getattr(exc, "ctx", None) else ""
-            typer.echo(f"error[{E_USAGE}]: {visible(exc.format_message())}{where}", err=True)
+            typer.echo(f"error[{E_USAGE}]: {_usage_message(exc)}{where}", err=True)
             sys.exit(EXIT_ERROR if exc.exit_code == 2 else exc.exit_code)
         except typer.Abort:
             _say_interrupted()
@@ -133,6 +133,19 @@ class _OneLineErrors(typer.core.TyperGroup):
             _say_interrupted()
             code = _stop_status()
         sys.exit(code if isinstance(code, int) else 0)
+
+
+def _usage_message(exc: Exception) -> str:
+    """What a usage error says, on one line. No command named: the help (Rich prints it
+    itself; else it is the message), then that no command was named (before, an empty
+    error). Click's list of choices (`Choose from:\\n\\ttimeline,\\n\\twaste`) is
+    written on the line."""
+    message = exc.format_message()  # type: ignore[attr-defined]
+    if type(exc).__name__ == "NoArgsIsHelpError":
+        if message:
+            typer.echo(message, err=True)
+        return "no command named"
+    return visible(message.replace(":\n\t", ": ").replace(",\n\t", ", "))
 
 
 app = typer.Typer(

@@ -402,6 +402,25 @@ def test_the_console_script_runs_a_command_alone(sample_workdir: Path) -> None:
     assert done.stderr.startswith("error[E-CLI-001]: No such command 'redundnat'. Did you mean")
 
 
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        # the help, then why it is there (before, `error[E-CLI-001]:  (see ...)`, empty)
+        ([], "no command named (see mur-trace --help)"),
+        (["spark"], "no command named (see mur-trace spark --help)"),
+        # Click's choices on the line (before, `Choose from:\\n\\ttimeline,\\n\\t...`)
+        (["plot"], "Missing argument 'kind'. Choose from: timeline, waste, rate "
+                   "(see mur-trace plot --help)"),
+    ],
+)  # fmt: skip
+def test_a_usage_error_says_what_is_missing_on_one_line(args: list[str], said: str) -> None:
+    script = Path(sys.executable).with_name("mur-trace")  # named as installed
+    done = subprocess.run([str(script), *args], capture_output=True, text=True)
+    assert done.returncode == 2
+    assert done.stderr.splitlines()[-1] == f"error[E-CLI-001]: {said}"
+    assert "Usage: mur-trace" in done.stdout + done.stderr or args == ["plot"]
+
+
 def test_every_command_is_in_the_readme() -> None:
     import typer.main
 
