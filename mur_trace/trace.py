@@ -361,4 +361,5 @@ class Trace:
         )
 
     def __repr__(self) -> str:
-        return f"<Trace: {self.session_count()} sessions, {len(self.skipped)} skipped>"
+        count = self.session_count()
+        return f"<Trace: {count} session{'' if count == 1 else 's'}, {len(self.skipped)} skipped>"

@@ -24,6 +24,8 @@ def test_load_returns_relations(sample_workdir: Path) -> None:
     assert trace.skipped == []
     assert trace.redundant_calls().to_arrow_table().num_rows == 19
     assert repr(trace) == "<Trace: 7 sessions, 0 skipped>"
+    one = sorted(sample_workdir.glob("ses_*"))[0]
+    assert repr(mur_trace.load([one])) == "<Trace: 1 session, 0 skipped>"
 
 
 def test_sql_binds_parameters(sample_workdir: Path) -> None:
