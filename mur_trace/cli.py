@@ -966,6 +966,9 @@ def export(
     workdir: WorkdirOpt = DEFAULT_WORKDIR,
     db: DbOpt = None,
     policy: PolicyOpt = Policy.reference,  # type: ignore[attr-defined]
+    rule: RuleOpt = None,
+    no_rule: NoRuleOpt = None,
+    effects: EffectsOpt = None,
     partition_by: Annotated[
         PartitionBy | None, typer.Option(help="Hive-partition the tables by this column.")
     ] = None,
@@ -973,9 +976,10 @@ def export(
     format_in: FormatInOpt = None,
 ) -> None:
     """Write the events and the findings as a Parquet dataset for Spark, Trino, DuckDB."""
+    rules = _rules(rule, no_rule, policy, effects)
     with _errors():
         check_duckdb_name(parquet, "write")  # DuckDB writes the dataset
-        inputs = _guard(parquet, paths, workdir, db)
+        inputs = _guard(parquet, paths, workdir, db, effects)
         partitions = partition_by.value if partition_by else None
         written = dict.fromkeys(EXPORT_TABLES, 0)
         with owned_directory(parquet, EXPORT_MARK, EXPORT_TABLES, inputs) as staging:
@@ -991,10 +995,18 @@ def export(
             if db is not None:
                 if strict:  # the catalog knows what it cannot analyse before any batch
                     _load(paths, workdir, policy.value, db=db, strict=True)
-                done = run_over_catalog(paths, db, write, policy=policy.value)
+                done = run_over_catalog(
+                    paths, db, write, policy=policy.value, rules=rules, effects=effects
+                )
             else:
                 done = run_in_batches(
-                    paths, write, workdir=workdir, policy=policy.value, format_in=format_in
+                    paths,
+                    write,
+                    workdir=workdir,
+                    policy=policy.value,
+                    rules=rules,
+                    effects=effects,
+                    format_in=format_in,
                 )
             _notify(done.skipped, done.warnings, strict)
         for name, rows in written.items():
@@ -1106,9 +1118,13 @@ def plot(
     workdir: WorkdirOpt = DEFAULT_WORKDIR,
     db: DbOpt = None,
     policy: PolicyOpt = Policy.reference,  # type: ignore[attr-defined]
+    rule: RuleOpt = None,
+    no_rule: NoRuleOpt = None,
+    effects: EffectsOpt = None,
     format_in: FormatInOpt = None,
 ) -> None:
     """Draw a session timeline, waste by tool and resource, or redundancy over time."""
+    rules = _rules(rule, no_rule, policy, effects)
     import logging  # here: the other commands need none of it (2 ms at every start)
 
     # matplotlib's notes on a configuration directory it cannot write (no HOME) would be
@@ -1125,14 +1141,14 @@ def plot(
                 raise MurTraceError(E_USAGE, "plot timeline draws one session: name one")
             # a path given as one is a path, even without a `/`
             path = session_at(str(paths[0])) if paths else _resolve(session, _source(workdir, db))
-            _guard(output, [path, workdir], workdir, db)
+            _guard(output, [path, workdir], workdir, db, effects)
             plots.check_output(output)
-            trace = _load([path], workdir, policy.value, db=db, format_in=format_in)
+            trace = _load([path], workdir, policy.value, rules, effects, db, format_in=format_in)
             figure = plots.timeline(trace)
         else:
-            _guard(output, paths, workdir, db)
+            _guard(output, paths, workdir, db, effects)
             plots.check_output(output)
-            trace = _load(paths, workdir, policy.value, db=db, format_in=format_in)
+            trace = _load(paths, workdir, policy.value, rules, effects, db, format_in=format_in)
             figure = getattr(plots, kind.value)(trace)
         # a plot stopped midway leaves no cut image; a pipe nobody reads is an error
         with _output(output, binary=True) as image:

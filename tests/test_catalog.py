@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import os
 import shutil
@@ -833,6 +835,54 @@ def test_an_export_of_a_catalog_is_the_export_of_its_traces(
             )
         assert tables[0] == tables[1]
         assert len(tables[0][0]) == 134 and tables[0][1]  # every event, and some findings
+
+
+def test_export_and_plot_take_the_rules_and_effects_of_the_context_policy(
+    workdir: Path, tmp_path: Path, monkeypatch
+) -> None:
+    """`export` and `plot` take `--rule`, `--no-rule` and `--effects` as `redundant` does:
+    the findings they write or draw are the ones `redundant` lists with the same options
+    (before, they had `--policy context` and no way to set its rules)."""
+    from mur_trace import plot
+
+    db = tmp_path / "catalog.duckdb"
+    ingest(db, workdir=workdir)
+    options = ["--policy", "context", "--no-rule", "context_reset"]
+    listed = runner.invoke(app, ["redundant", "--workdir", str(workdir), *options, "-f", "csv"])
+    expected = sorted(
+        (r["trace_path"], int(r["line"])) for r in csv.DictReader(io.StringIO(listed.stdout))
+    )
+    default = runner.invoke(app, ["redundant", "--workdir", str(workdir), "--policy", "context"])
+    assert "total:      9 redundant calls" in default.stdout  # the rule off flags more
+    assert len(expected) == 16
+    for source in (["--db", str(db)], ["--workdir", str(workdir)]):
+        out = tmp_path / f"export-{source[0][2:]}"
+        result = runner.invoke(app, ["export", "--parquet", str(out), *options, *source])
+        assert result.exit_code == 0, result.output
+        written = duckdb.sql(
+            f"SELECT trace_path, line FROM read_parquet('{out}/findings/**/*.parquet') ORDER BY ALL"
+        ).fetchall()
+        assert written == expected
+    drawn = []
+    original = plot.waste
+
+    def waste(trace: mur_trace.Trace):
+        drawn.append(trace.redundant_calls().count("*").fetchall()[0][0])
+        return original(trace)
+
+    monkeypatch.setattr(plot, "waste", waste)
+    result = runner.invoke(
+        app, ["plot", "waste", "--workdir", str(workdir), *options, "-o", str(tmp_path / "w.png")]
+    )
+    assert result.exit_code == 0, result.output
+    assert drawn == [16]
+    # the effects file is read by both (here one that is not TOML)
+    effects = tmp_path / "effects.toml"
+    effects.write_text("[editor\n")
+    for command in (["export", "--parquet", str(tmp_path / "e")], ["plot", "waste"]):
+        args = [*command, "--workdir", str(workdir), "--policy", "context"]
+        result = runner.invoke(app, [*args, "--effects", str(effects)])
+        assert result.exit_code == 2 and result.stderr.startswith("error[E-CFG-002]:"), command
 
 
 def test_progress_shows_on_a_terminal_only() -> None:
