@@ -152,6 +152,23 @@ class Findings:
     #: (queries/events/file_sessions.sql), of `relation`'s connection: the text output
     #: makes a block of each of their sessions, of any other file one block. None: none.
     file_sessions: duckdb.DuckDBPyRelation | None = None
+    #: The database the relations read.
+    con: duckdb.DuckDBPyConnection | None = None
+
+    def close(self) -> None:
+        """Close the database the findings are read from. Those of a catalog
+        (`find_redundant(db=...)`, `find_loops(db=...)`) hold the catalog until then, as a
+        `Trace` of it does (copying them out instead cost more than finding them: 76 ms
+        against 47 ms for the 54,066 findings of 5,000 sessions). Also `with
+        mur_trace.find_redundant(db=...) as found:`."""
+        if self.con is not None:
+            self.con.close()
+
+    def __enter__(self) -> Findings:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
 def _collected(trace: Trace, found: duckdb.DuckDBPyRelation) -> dict[str, duckdb.DuckDBPyRelation]:
@@ -325,7 +342,12 @@ def find_redundant(
         trace = load(paths, db=db, policy=policy, rules=rules, effects=effects)
         kept = _collected(trace, trace.redundant_calls())
         return Findings(
-            kept["found"], trace.session_count(), trace.skipped, trace.warnings, kept["apart"]
+            kept["found"],
+            trace.session_count(),
+            trace.skipped,
+            trace.warnings,
+            kept["apart"],
+            trace.con,
         )
     if db is not None:
         done = run_over_catalog(
@@ -348,7 +370,7 @@ def _found(done: Batched) -> Findings:
     """The findings `done` collected (as `found`), in trace path and line order."""
     found = done.con.table("found").order("trace_path, line")
     apart = done.con.table("apart") if "apart" in done.tables else None
-    return Findings(found, done.sessions, done.skipped, done.warnings, apart)
+    return Findings(found, done.sessions, done.skipped, done.warnings, apart, done.con)
 
 
 def find_loops(

@@ -173,8 +173,8 @@ def _connect(db: Path, read_only: bool) -> duckdb.DuckDBPyConnection:
             if locked:
                 raise MurTraceError(
                     E_IO_003,
-                    f"catalog {db} is in use by another process (an ingest, or a Trace a "
-                    "notebook holds open: trace.close()); try again when it has finished",
+                    f"catalog {db} is in use by another process (an ingest, or a Trace or "
+                    "findings a notebook holds open: close()); try again when it has finished",
                 ) from None
             said = cut_short(exc, f"catalog {db}") or f"cannot open catalog {db}: {exc}"
             raise MurTraceError(E_IO_003, said) from None
@@ -802,8 +802,12 @@ def narrow(con: duckdb.DuckDBPyConnection, paths: list[str | os.PathLike[str]], 
     Each path means what it means everywhere (`sessions.kind_of`): a trace file, a session
     directory (its trace), or any directory (the traces beneath it), compared by its key
     (`sessions.trace_key`: a link to a workdir is that workdir). A path that names none of
-    the catalog's traces is an error (E-TRC-002), whether or not it exists on disk.
+    the catalog's traces is an error (E-TRC-002), whether or not it exists on disk. No
+    path narrows nothing, as no path reads a workdir's every session (before, DuckDB's
+    error on an empty list).
     """
+    if not paths:
+        return
     wanted = [
         {"given": str(p), "key": trace_key(p), "below": os.path.realpath(p) + os.sep} for p in paths
     ]

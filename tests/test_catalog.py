@@ -997,6 +997,38 @@ def test_a_trace_of_a_catalog_holds_it_until_closed(workdir: Path, tmp_path: Pat
         trace.con.execute("SELECT 1")
 
 
+def test_no_path_narrows_a_catalog_to_nothing(workdir: Path, tmp_path: Path) -> None:
+    # an empty list of paths is the whole catalog, as it is a workdir's every session
+    # without one (before, DuckDB's `Binder Error: Values list "w" ...`)
+    db = tmp_path / "catalog.duckdb"
+    ingest(db, workdir=workdir)
+    with mur_trace.load([], db=db) as trace:
+        assert trace.session_count() == 7
+    for policy, count in (("reference", 19), ("context", 9)):
+        with mur_trace.find_redundant([], db=db, policy=policy) as found:
+            assert found.relation.count("*").fetchall() == [(count,)]
+
+
+@pytest.mark.parametrize("policy", ["reference", "context"])
+def test_the_findings_of_a_catalog_hold_it_until_closed(
+    workdir: Path, tmp_path: Path, policy: str
+) -> None:
+    # the README said `find_redundant(db=...)` let go of the catalog when it returned: it
+    # held it as long as its findings lived, with no way to let go but their connection
+    db = tmp_path / "catalog.duckdb"
+    ingest(db, workdir=workdir)
+    opens = [sys.executable, "-c", f"import duckdb; duckdb.connect({str(db)!r}).close()"]
+    for find, count in ((mur_trace.find_redundant, {"reference": 19, "context": 9}[policy]),
+                        (mur_trace.find_loops, None)):  # fmt: skip
+        found = find(db=db, policy=policy) if find is mur_trace.find_redundant else find(db=db)
+        with found:
+            rows = found.relation.count("*").fetchall()[0][0]
+            assert count is None or rows == count
+            held = subprocess.run(opens, capture_output=True, text=True)
+            assert held.returncode != 0 and "lock" in held.stderr.lower()
+        assert subprocess.run(opens, capture_output=True, text=True).returncode == 0
+
+
 def test_an_ingest_removes_what_a_killed_ingest_left(
     workdir: Path, tmp_path: Path, monkeypatch
 ) -> None:
