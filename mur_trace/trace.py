@@ -82,11 +82,12 @@ class Report:
 class Trace:
     """A set of loaded sessions and the analyses over them.
 
-    Every analysis is a DuckDB relation: call `.df()`, `.pl()`, `.arrow()` or `.fetchall()`
-    on it, or go on in SQL through `.con` / `.sql()`. The metric relations (`show`,
-    `report`, `diff`, `session_metrics`) count the findings of `policy`. Relations are
-    views, read when fetched: those already handed out count `policy`, the rules and the
-    effects as they are then (fetch one, `.arrow()`, to keep its numbers);
+    Every analysis is a DuckDB relation: call `.df()`, `.pl()`, `.to_arrow_table()` or
+    `.fetchall()` on it, or go on in SQL through `.con` / `.sql()` (`.arrow()` is a reader of
+    batches: the Trace is busy until it has been read to its end). The metric relations
+    (`show`, `report`, `diff`, `session_metrics`) count the findings of `policy`. Relations
+    are views, read when fetched: those already handed out count `policy`, the rules and
+    the effects as they are then (fetch one, `.to_arrow_table()`, to keep its numbers);
     `redundant_calls(policy)` is of the policy it was asked for.
     """
 
