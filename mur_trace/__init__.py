@@ -26,11 +26,13 @@ from .load import (
     Skipped,
     TraceWarning,
     batches,
+    check_rules,
     connect,
     create_macros,
     create_settings,
     drop_loaded,
     drop_materialised,
+    findings_view,
     load_tool_calls,
     load_traces,
     plain,
@@ -424,6 +426,13 @@ def summarise(
     if db is not None and policy == "reference":  # the findings and their cost are stored
         return load(paths, db=db, policy=policy, rules=rules, effects=effects,
                     require_readable=require_readable)  # fmt: skip
+    # what was asked for is checked before any trace is read: a bad effects file or rule is
+    # its own error, never taken for traces that cannot be read (with require_readable
+    # False, it was passed over, and the sessions summarised without them)
+    findings_view(policy)
+    if rules is not None:
+        check_rules(rules)
+    declared = read_effects(effects) if effects is not None else None
     if db is not None:
         try:
             done = run_over_catalog(
@@ -436,13 +445,20 @@ def summarise(
             # nothing to analyse: the catalog's Trace, which says why
             return load(paths, db=db, policy=policy, rules=rules, effects=effects,
                         require_readable=False)  # fmt: skip
-        declared = read_effects(effects) if effects is not None else None
         overrides = {
             **OVERRIDES,
             "session_metrics": "SELECT * FROM kept_session_metrics",
             **COUNTED,
         }
-        return Trace(done.con, done.skipped, policy, overrides, rules=rules, effects=declared)
+        return Trace(
+            done.con,
+            done.skipped,
+            policy,
+            overrides,
+            rules=rules,
+            effects=declared,
+            summary="metrics",
+        )
 
     def keep(trace: Trace) -> dict[str, duckdb.DuckDBPyRelation]:
         return {
@@ -460,8 +476,8 @@ def summarise(
     except MurTraceError:
         if require_readable:
             raise
-        return load(paths, workdir=workdir, policy=policy, require_readable=False,
-                    format_in=format_in)  # fmt: skip
+        return load(paths, workdir=workdir, policy=policy, rules=rules, effects=effects,
+                    require_readable=False, format_in=format_in)  # fmt: skip
     con = done.con
     if any(f"kept_{name}" not in done.tables for name in SUMMARY_TABLES):
         raise MurTraceError(done.skipped[0].code, done.skipped[0].message)
@@ -470,4 +486,12 @@ def summarise(
     create_settings(con)
     create_macros(con)
     overrides = {name: f"SELECT * FROM kept_{name}" for name in SUMMARY_TABLES[:3]}
-    return Trace(con, done.skipped, policy, {**overrides, **COUNTED}, rules=rules)
+    return Trace(
+        con,
+        done.skipped,
+        policy,
+        {**overrides, **COUNTED},
+        rules=rules,
+        effects=declared,
+        summary="metrics only",
+    )

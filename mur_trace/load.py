@@ -23,7 +23,7 @@ import os
 import re
 import stat
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -330,14 +330,24 @@ def rule_doc(rule: str) -> str:
     return first.split(":", 1)[1].strip() if first.startswith("rule ") else first
 
 
-def set_rules(con: duckdb.DuckDBPyConnection, enabled: dict[str, bool]) -> None:
-    """Switch context rules on or off."""
-    unknown = sorted(set(enabled) - set(RULES))
+def check_rules(enabled: Mapping[str, bool]) -> None:
+    """Refuse what is no mapping of known rule names to True or False: TypeError for a
+    type (a list of names read as one: it was an AttributeError), ValueError for a name."""
+    if not isinstance(enabled, Mapping):
+        raise TypeError(
+            f"rules are a mapping of rule names to True or False, not {type(enabled).__name__}"
+        )
+    unknown = sorted(set(enabled) - set(RULES), key=str)
     if unknown:
         raise ValueError(f"unknown rule {unknown[0]!r}; known: {', '.join(RULES)}")
     for name, on in enabled.items():
         if not isinstance(on, bool):  # "no" would count as on
             raise TypeError(f"rule {name!r}: on or off is True or False, not {on!r}")
+
+
+def set_rules(con: duckdb.DuckDBPyConnection, enabled: Mapping[str, bool]) -> None:
+    """Switch context rules on or off (`check_rules` first)."""
+    check_rules(enabled)
     for name, on in enabled.items():
         con.execute(
             "UPDATE context_rules SET enabled = $on WHERE name = $name", {"on": on, "name": name}
@@ -347,9 +357,26 @@ def set_rules(con: duckdb.DuckDBPyConnection, enabled: dict[str, bool]) -> None:
 def set_effects(
     con: duckdb.DuckDBPyConnection, effects: Iterable[tuple[str, str | None, str | None, str]]
 ) -> None:
-    """Replace the declared effects: (tool_name, field or None, value or None, effect)."""
-    con.execute("DELETE FROM declared_effects")
+    """Replace the declared effects: (tool_name, field or None, value or None, effect).
+    Every row is checked first: one that is not such a row (TypeError) or declares another
+    effect than `read` or `mutate` (ValueError) changes nothing (it was DuckDB's error, the
+    rows before it already in place)."""
+    if isinstance(effects, str | bytes | os.PathLike):
+        raise TypeError(
+            "effects are (tool, field, value, effect) rows; a file is read by read_effects"
+        )
     rows = list(effects)
+    for row in rows:
+        if not (
+            isinstance(row, tuple | list) and len(row) == 4 and isinstance(row[0], str)
+            and all(v is None or isinstance(v, str) for v in row[1:3])
+        ):  # fmt: skip
+            raise TypeError(
+                f"an effect is a (tool, field or None, value or None, effect) row, not {row!r}"
+            )
+        if row[3] not in ("read", "mutate"):
+            raise ValueError(f"an effect is 'read' or 'mutate', not {row[3]!r}")
+    con.execute("DELETE FROM declared_effects")
     if rows:
         con.executemany("INSERT INTO declared_effects VALUES (?, ?, ?, ?)", rows)
 
@@ -388,6 +415,7 @@ def create_macros(con: duckdb.DuckDBPyConnection) -> None:
 
 
 _COMMENT = re.compile(r"--[^\n]*")
+_BLOCK_COMMENT = re.compile(r"/\*.*?\*/", re.DOTALL)
 _READS = re.compile(r"\b(?:FROM|JOIN)\s+([A-Za-z_][A-Za-z0-9_]*)", re.IGNORECASE)
 
 
@@ -437,10 +465,21 @@ class Relations:
             self.con.execute(f"CREATE OR REPLACE TEMP VIEW {name} AS {sql}")
         self.created.add(name)
 
-    def ensure_all(self, sql: str) -> None:
-        """Create every relation a query names."""
+    def ensure_all(self, sql: str, loose: bool = False) -> None:
+        """Create every relation a query names after FROM or JOIN. `loose` (a user's query,
+        `Trace.sql`): also every relation whose name stands in it as a word otherwise
+        (quoted, after a comma, a comment or a schema: `"redundant_calls"` or `events,
+        redundant_context` was an error until the relation had been used), and one of those
+        that cannot be made is left for the query to say (a word may be a column's name)."""
         for name in self.uses(sql):
             self.ensure(name)
+        if not loose:
+            return
+        text = _BLOCK_COMMENT.sub(" ", _COMMENT.sub(" ", sql))
+        for name in self.names():
+            if name not in self.created and re.search(rf"(?<![\w$]){re.escape(name)}(?!\w)", text):
+                with contextlib.suppress(duckdb.Error):
+                    self.ensure(name)
 
     def view(
         self, name: str, where: dict[str, Any] | None = None, order: str | None = None

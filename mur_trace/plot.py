@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import queries
 from .errors import E_IO_004, E_USAGE, MurTraceError, visible
+from .trace import count_argument
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -142,9 +143,10 @@ def _figure(width: float, height: float) -> Figure:
 def timeline(trace: Trace, trace_path: str | None = None, *, max_resources: int = 25) -> Figure:
     """One session's calls by line, one row per resource: reads, changes, and redundant
     reads in red, each linked to the read it repeats."""
-    if trace_path is None:
-        trace_path = trace.con.table("traces").order("ordinal").fetchall()[0][0]
-    rows = _records(trace.sql(queries.get("plots/timeline").sql, trace_path=trace_path))
+    # named as `show` names it (a path that was not loaded drew an empty figure)
+    trace_path = trace._analysed("plot.timeline()", trace_path)
+    max_resources = count_argument("max_resources", max_resources, optional=False)
+    rows = _records(trace._query(queries.get("plots/timeline").sql, trace_path=trace_path))
     order: list[str] = []
     for row in rows:
         if row["resource"] not in order:
@@ -181,10 +183,17 @@ def timeline(trace: Trace, trace_path: str | None = None, *, max_resources: int 
     return fig
 
 
+#: What `waste` can draw.
+WASTE_MEASURES = ("output_bytes", "tokens", "context_tokens")
+
+
 def waste(trace: Trace, *, top: int = 12, measure: str = "output_bytes") -> Figure:
     """What redundant calls wasted (`output_bytes`, `tokens` or `context_tokens`), by tool
     and by resource."""
-    rows = _records(trace.sql(queries.get("plots/waste").sql))
+    if measure not in WASTE_MEASURES:  # it was a KeyError
+        raise ValueError(f"unknown measure {measure!r}; known: {', '.join(WASTE_MEASURES)}")
+    top = count_argument("top", top, optional=False)
+    rows = _records(trace._query(queries.get("plots/waste").sql))
     fig = _figure(11, 4.5)
     for i, dimension in enumerate(("tool", "resource")):
         ax = fig.add_subplot(1, 2, i + 1)
@@ -201,7 +210,9 @@ def waste(trace: Trace, *, top: int = 12, measure: str = "output_bytes") -> Figu
 
 def rate(trace: Trace) -> Figure:
     """Each session's redundancy rate (redundant calls per tool call) over time."""
-    rows = [r for r in _records(trace.sql(queries.get("plots/rate").sql)) if r["rate"] is not None]
+    rows = [
+        r for r in _records(trace._query(queries.get("plots/rate").sql)) if r["rate"] is not None
+    ]
     fig = _figure(10, 4)
     ax = fig.add_subplot()
     sizes = [20 + 3 * r["tool_calls"] ** 0.5 for r in rows]

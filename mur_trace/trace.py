@@ -101,8 +101,13 @@ class Trace:
         rules: dict[str, bool] | None = None,
         effects: list[Effect] | None = None,
         in_order: frozenset[str] = frozenset(),
+        summary: str | None = None,
     ) -> None:
         self.con = con
+        self._closed = False
+        # None, or what `summarise` kept: "metrics" (the catalog's events are there too) or
+        # "metrics only" (no events): its policy, rules and effects are those it counted
+        self._summary: str | None = None
         # findings relations whose rows already come in (trace_path, line) order
         self._in_order = in_order
         #: Traces that could not be read and were left out, with the reason.
@@ -115,11 +120,25 @@ class Trace:
             set_rules(con, rules)
         if effects is not None:
             set_effects(con, effects)
+        self._summary = summary
+
+    def _usable(self, what: str, events: bool = False) -> None:
+        """Refuse, with a coded error, what a closed Trace cannot do, or (`events`) what a
+        Trace of `summarise` over trace files does not hold (it was DuckDB's error)."""
+        if self._closed:
+            raise MurTraceError(E_USAGE, f"{what}: this Trace is closed")
+        if events and self._summary == "metrics only":
+            raise MurTraceError(
+                E_USAGE,
+                f"{what}: a Trace of summarise() over trace files keeps each session's metrics, "
+                "not its events; load() the sessions for it",
+            )
 
     def close(self) -> None:
         """Close the trace's database. One loaded from a catalog (`load(db=...)`) holds the
         catalog until then, as DuckDB locks a database file for the process that opened it:
         an ingest in another process waits for it. Also `with mur_trace.load(...) as trace:`."""
+        self._closed = True
         self.con.close()
 
     def __enter__(self) -> Trace:
@@ -136,6 +155,14 @@ class Trace:
     @policy.setter
     def policy(self, policy: str) -> None:
         findings_view(policy)  # refuses an unknown policy
+        self._usable("policy")
+        if self._summary is not None and policy != self._relations.policy:
+            # its metrics were counted under its policy (they kept their numbers, silently)
+            raise MurTraceError(
+                E_USAGE,
+                f"a Trace of summarise() holds the metrics of the {self._relations.policy} "
+                f"policy: summarise(policy={policy!r}) counts those of another",
+            )
         self._relations.policy = policy
         if {ACTIVE_FINDINGS, FOLLOWED_FINDINGS} & self._relations.created:  # else when needed
             self._relations.use_policy(policy)
@@ -147,37 +174,55 @@ class Trace:
 
     def set_rules(self, enabled: dict[str, bool]) -> None:
         """Switch context rules on (True) or off (False) by name."""
+        self._fixed("set_rules")
         set_rules(self.con, enabled)
         self._relations.rebuild()
 
     def set_effects(self, effects: list[Effect]) -> None:
         """Declare effects for tools that declare nothing: (tool, field, value, effect) rows."""
+        self._fixed("set_effects")
         set_effects(self.con, effects)
         self._relations.rebuild()
+
+    def _fixed(self, what: str) -> None:
+        """Refuse to change the rules or effects of a closed Trace or one of `summarise`,
+        whose metrics were counted with its own (they kept their numbers, silently)."""
+        self._usable(what)
+        if self._summary is not None:
+            raise MurTraceError(
+                E_USAGE,
+                f"{what}: a Trace of summarise() holds the metrics its rules and effects "
+                "counted: summarise(rules=..., effects=...) counts others",
+            )
 
     @property
     def events(self) -> duckdb.DuckDBPyRelation:
         """One row per event line of every analysed trace, in trace and line order."""
+        self._usable("events", events=True)
         return plain(self.con.table("events")).order("trace_path, line")
 
     @property
     def tool_calls(self) -> duckdb.DuckDBPyRelation:
         """Tool calls with their resolved `resource` and `resource_source`."""
+        self._usable("tool_calls", events=True)
         return self._relations.view("tool_calls")
 
     @property
     def sessions(self) -> duckdb.DuckDBPyRelation:
         """One row per analysed trace: identity, exit status and totals."""
+        self._usable("sessions", events=True)
         return self._relations.view("sessions")
 
     def redundant_calls(self, policy: str | None = None) -> duckdb.DuckDBPyRelation:
         """Redundant calls under `policy` (default: the trace's), one row per finding."""
+        self._usable("redundant_calls()", events=True)
         view = findings_view(policy or self.policy)
         rel = self._relations.view(view)
         return rel if view in self._in_order else rel.order("trace_path, line")
 
     def session_metrics(self) -> duckdb.DuckDBPyRelation:
         """One row per session: the numbers of `show`, `diff` and `report`."""
+        self._usable("session_metrics()")
         return self._relations.view("session_metrics")
 
     def _loaded(self, trace_path: str) -> str:
@@ -191,9 +236,7 @@ class Trace:
 
     def _complete(self, trace_path: str | None) -> tuple[str, duckdb.DuckDBPyRelation]:
         """The trace asked for (default: the first loaded) and its metrics; it must be whole."""
-        if trace_path is None:
-            trace_path = self._first()
-        trace_path = self._loaded(trace_path)
+        trace_path = self._loaded(self._first() if trace_path is None else os.fspath(trace_path))
         # asked of `sessions`, which is far lighter to plan than the metrics
         self._relations.ensure("sessions")
         rows = self.con.execute(
@@ -202,15 +245,20 @@ class Trace:
             {"path": trace_path},
         ).fetchall()
         if not rows:
-            left_out = next((s for s in self.skipped if s.trace_path == trace_path), None)
-            if left_out is not None:  # what kept it out is the error
-                raise MurTraceError(left_out.code, left_out.message)
-            raise MurTraceError(E_TRC_001, f"{trace_path}: not among the loaded traces")
+            self._not_loaded(trace_path)
         for present, event in zip(rows[0], ("session_start", "session_end"), strict=True):
             if not present:
                 raise MurTraceError(E_TRC_001, f"{trace_path}: no {event} event found")
         # the file whole: a file of several sessions (an OpenHands output) counted together
         return trace_path, self._relations.view("file_metrics", {"trace_path": trace_path})
+
+    def _not_loaded(self, trace_path: str) -> None:
+        """The error of a trace asked for that is not analysed: what kept it out, if it was
+        asked to be loaded, else that it was not."""
+        left_out = next((s for s in self.skipped if s.trace_path == trace_path), None)
+        if left_out is not None:  # what kept it out is the error
+            raise MurTraceError(left_out.code, left_out.message)
+        raise MurTraceError(E_TRC_001, f"{trace_path}: not among the loaded traces")
 
     def _first(self) -> str:
         """The first trace loaded."""
@@ -224,6 +272,7 @@ class Trace:
 
     def show(self, trace_path: str | None = None) -> SessionShow:
         """The sections of `mur trace show` for one session (default: the first loaded)."""
+        self._usable("show()", events=True)
         trace_path, metrics = self._complete(trace_path)
         view = self._relations.view
         this = {"trace_path": trace_path}
@@ -240,16 +289,30 @@ class Trace:
         )
 
     def steps(self, trace_path: str | None = None) -> duckdb.DuckDBPyRelation:
-        """One row per inference turn of one session (default: the first loaded)."""
-        if trace_path is None:
-            trace_path = self._first()
+        """One row per inference turn of one session (default: the first loaded), named as
+        `show` names it (a path however spelled; one not loaded is an error: before, no rows,
+        and an absolute path to a session loaded by a relative one none either)."""
+        trace_path = self._analysed("steps()", trace_path)
         return self._relations.view("steps", {"trace_path": trace_path}, "line")
+
+    def _analysed(self, what: str, trace_path: str | os.PathLike[str] | None) -> str:
+        """The analysed trace a path names however spelled (default: the first loaded), as
+        `steps` and `plot.timeline` read it; one not analysed is the error `show` gives."""
+        self._usable(what, events=True)
+        trace_path = self._loaded(self._first() if trace_path is None else os.fspath(trace_path))
+        if not self.con.execute(
+            "SELECT 1 FROM traces WHERE trace_path::VARCHAR = $path AND error_code IS NULL",
+            {"path": trace_path},
+        ).fetchall():
+            self._not_loaded(trace_path)
+        return trace_path
 
     def diff(self, before: str, after: str) -> duckdb.DuckDBPyRelation:
         """The metric table of run A (`before`) against run B (`after`), by trace path."""
+        self._usable("diff()", events=True)
         before, _ = self._complete(before)
         after, _ = self._complete(after)
-        return self.sql(queries.get("metrics/diff").sql, before=before, after=after)
+        return self._query(queries.get("metrics/diff").sql, before=before, after=after)
 
     def report(self) -> Report:
         """Statistics over the complete sessions; the others are listed in `skipped`.
@@ -294,7 +357,8 @@ class Trace:
     def loops(self, window: int = 5) -> duckdb.DuckDBPyRelation:
         """The same tool with the same input again (consecutively or within `window` turns),
         and retries after failures, with their waste."""
-        return self.sql(
+        self._usable("loops()", events=True)
+        return self._query(
             queries.get("loops/repeats").sql,
             window=count_argument("window", window, optional=False),
         )
@@ -312,7 +376,7 @@ class Trace:
             and 0 <= max_rate <= 1
         ):  # fmt: skip
             raise MurTraceError(E_USAGE, f"max_rate must be a share from 0 to 1, not {max_rate!r}")
-        return self.sql(
+        return self._query(
             queries.get("metrics/check").sql,
             max_redundant=count_argument("max_redundant", max_redundant),
             # -0.0 is 0 (it printed `> -0.0`)
@@ -323,27 +387,38 @@ class Trace:
     def export_tables(self) -> dict[str, duckdb.DuckDBPyRelation]:
         """The tables `export` writes: events and findings (of the trace's policy), each
         with the partition columns `date` and `capsule`."""
+        self._usable("export_tables()", events=True)
         return {
-            "events": self.sql(queries.get("export/events").sql),
-            "findings": self.sql(queries.get("export/findings").sql),
+            "events": self._query(queries.get("export/events").sql),
+            "findings": self._query(queries.get("export/findings").sql),
         }
 
     def sql(self, query: str, **params: Any) -> duckdb.DuckDBPyRelation:
         """Run `query` over the trace tables and views; `$name` placeholders are bound from
         `params`, never formatted into the SQL."""
-        self._relations.ensure_all(query)
+        return self._run(query, params, loose=True)
+
+    def _query(self, query: str, **params: Any) -> duckdb.DuckDBPyRelation:
+        """`sql` for the queries of queries/, which name what they read after FROM or JOIN."""
+        return self._run(query, params)
+
+    def _run(
+        self, query: str, params: dict[str, Any], loose: bool = False
+    ) -> duckdb.DuckDBPyRelation:
+        self._usable("sql()")
+        self._relations.ensure_all(query, loose)
         return plain(self.con.sql(query, params=params or None))
 
     def session_count(self) -> int:
         """Number of analysed sessions: a trace file each, or each session of a file of
         several (an OpenHands output), as `session_metrics` has a row for each."""
-        return self.sql("SELECT sessions FROM session_count").fetchall()[0][0]
+        return self._query("SELECT sessions FROM session_count").fetchall()[0][0]
 
     def _repr_html_(self) -> str:
         """A summary for notebooks: sessions, calls, findings and waste of the policy."""
         from html import escape
 
-        (row,) = self.sql(queries.get("metrics/summary").sql).fetchall()
+        (row,) = self._query(queries.get("metrics/summary").sql).fetchall()
         sessions, complete, calls, redundant, resent = row
         worst = self.session_metrics().order("redundant_calls DESC, session_id").limit(5)
         items = "".join(
@@ -362,5 +437,7 @@ class Trace:
         )
 
     def __repr__(self) -> str:
+        if self._closed:
+            return f"<Trace: closed, {len(self.skipped)} skipped>"
         count = self.session_count()
         return f"<Trace: {count} session{'' if count == 1 else 's'}, {len(self.skipped)} skipped>"

@@ -380,3 +380,128 @@ def test_sums_of_unknown_sizes_are_unknown_not_the_largest_integer(tmp_path: Pat
     report = CliRunner().invoke(app, ["report", str(path)])
     assert report.exit_code == 0, report.output
     assert "Session ses_01a21715...  —  — turns\n" in report.stdout
+
+
+def _refused(call, code: str = "E-CLI-001") -> str:
+    """The message of the coded error `call()` raises."""
+    with pytest.raises(mur_trace.MurTraceError) as caught:
+        call()
+    assert caught.value.code == code
+    return caught.value.message
+
+
+def test_a_summary_keeps_its_policy_and_says_what_it_does_not_hold(
+    sample_workdir: Path, tmp_path: Path
+) -> None:
+    """A Trace of `summarise` holds the metrics of its policy, rules and effects: changing
+    them is refused (before, its metrics kept their numbers, 19 redundant calls shown as the
+    context policy's 9); over trace files it holds no events, and what needs them says so
+    (before, DuckDB's `Table with name events does not exist`)."""
+    summary = mur_trace.summarise(workdir=sample_workdir)
+    assert "summarise(policy='context')" in _refused(lambda: setattr(summary, "policy", "context"))
+    summary.policy = "reference"  # the one it has
+    _refused(lambda: summary.set_rules({"same_size": False}))
+    _refused(lambda: summary.set_effects([]))
+    for name, call in {
+        "events": lambda: summary.events,
+        "tool_calls": lambda: summary.tool_calls,
+        "redundant_calls()": summary.redundant_calls,
+        "show()": summary.show,
+        "steps()": summary.steps,
+        "loops()": summary.loops,
+        "export_tables()": summary.export_tables,
+    }.items():
+        assert _refused(call).startswith(f"{name}: a Trace of summarise() over trace files")
+    # what it holds it serves, with the numbers of its policy
+    assert summary.session_metrics().sum("redundant_calls").fetchall() == [(19,)]
+    assert len(summary.report().sessions.fetchall()) == 7
+
+
+def test_summarise_says_a_bad_effects_file_even_when_nothing_needs_to_be_readable(
+    sample_workdir: Path, tmp_path: Path
+) -> None:
+    # with require_readable=False, the error was taken for traces that cannot be read and
+    # the sessions summarised without the effects
+    bad = tmp_path / "effects.toml"
+    bad.write_text("[editor\n")
+    for effects, code in ((bad, "E-CFG-002"), (tmp_path / "none.toml", "E-IO-001")):
+        call = lambda effects=effects: mur_trace.summarise(  # noqa: E731
+            workdir=sample_workdir, policy="context", effects=effects, require_readable=False
+        )
+        _refused(call, code)
+
+
+def test_rules_and_effects_of_the_wrong_shape_are_refused_before_anything_changes(
+    sample_workdir: Path,
+) -> None:
+    # a list of rule names was an AttributeError; an effect row DuckDB refused left the rows
+    # before it in place, and the findings computed without them
+    with pytest.raises(TypeError, match="a mapping of rule names"):
+        mur_trace.load(workdir=sample_workdir, rules=["shell_inference"])
+    with mur_trace.load(workdir=sample_workdir, policy="context") as trace:
+        found = trace.redundant_calls().count("*")
+        before = found.fetchall()
+        for effects, error in (
+            ([("editor", None, None, "read"), ("git", None, None, "nope")], ValueError),
+            ([("editor", "operation")], TypeError),
+            ("effects.toml", TypeError),
+        ):
+            with pytest.raises(error):
+                trace.set_effects(effects)
+            assert trace.con.execute("SELECT count(*) FROM declared_effects").fetchall() == [(0,)]
+            assert found.fetchall() == before
+
+
+def test_steps_names_a_session_as_show_does(sample_workdir: Path) -> None:
+    # an absolute path to a session loaded by a relative one, or a Path, gave no rows (or
+    # DuckDB's `Unable to transform python value of type PosixPath`); one not loaded, none
+    first = sorted(sample_workdir.glob("ses_*"))[0] / "trace.jsonl"
+    relative = os.path.relpath(first)
+    with mur_trace.load([relative]) as trace:
+        for spelled in (relative, os.path.abspath(relative), Path(relative), None):
+            assert len(trace.steps(spelled).fetchall()) == 9  # its nine turns
+        assert _refused(lambda: trace.steps("/nowhere/trace.jsonl"), "E-TRC-001") == (
+            "/nowhere/trace.jsonl: not among the loaded traces"
+        )
+
+
+def test_a_closed_trace_says_so(sample_workdir: Path) -> None:
+    # its repr, which a notebook shows, was DuckDB's `Connection already closed`
+    trace = mur_trace.load(workdir=sample_workdir)
+    trace.close()
+    assert repr(trace) == "<Trace: closed, 0 skipped>"
+    assert _refused(trace.redundant_calls) == "redundant_calls(): this Trace is closed"
+    assert _refused(lambda: setattr(trace, "policy", "context")) == "policy: this Trace is closed"
+    assert _refused(lambda: trace.sql("SELECT 1")) == "sql(): this Trace is closed"
+
+
+def test_plots_refuse_what_they_cannot_draw_and_name_sessions_as_show_does(
+    sample_workdir: Path,
+) -> None:
+    from mur_trace import plot
+
+    first = sorted(sample_workdir.glob("ses_*"))[0] / "trace.jsonl"
+    with mur_trace.load(workdir=sample_workdir) as trace:
+        # was a KeyError
+        with pytest.raises(ValueError, match="unknown measure 'bogus'"):
+            plot.waste(trace, measure="bogus")
+        _refused(lambda: plot.waste(trace, top=-1))
+        _refused(lambda: plot.timeline(trace, max_resources="a"))
+        # a path not loaded drew an empty figure; one spelled otherwise, or a Path, too
+        _refused(lambda: plot.timeline(trace, "/nowhere/trace.jsonl"), "E-TRC-001")
+        for spelled in (Path(first), os.path.abspath(first)):
+            drawn = plot.timeline(trace, spelled)
+            assert drawn.axes[0].get_yticklabels(), spelled  # a row a resource
+
+
+def test_sql_finds_the_relations_a_query_names_however_written(sample_workdir: Path) -> None:
+    # each was `Table with name ... does not exist` on a Trace that had not yet used it
+    for query, count in (
+        ('SELECT count(*) FROM "redundant_calls"', 19),
+        ("SELECT count(*) FROM /* the findings */ redundant_calls", 19),
+        ("SELECT count(*) FROM temp.redundant_calls", 19),
+        ("SELECT count(*) FROM tasks, redundant_calls WHERE tasks.line > $n", 2 * 19),
+    ):
+        with mur_trace.load(workdir=sample_workdir) as trace:
+            params = {"n": 0} if "$n" in query else {}
+            assert trace.sql(query, **params).fetchall() == [(count,)], query
