@@ -809,7 +809,17 @@ def narrow(con: duckdb.DuckDBPyConnection, paths: list[str | os.PathLike[str]], 
     if not paths:
         return
     wanted = [
-        {"given": str(p), "key": trace_key(p), "below": os.path.realpath(p) + os.sep} for p in paths
+        {
+            "given": str(p),
+            "key": (key := trace_key(p)),
+            "below": os.path.realpath(p) + os.sep,
+            # a session file brings its Claude Code subagents along, as it does when read
+            # (formats.with_subagents; before, `--db` left them out)
+            "subagents": f"{key.removesuffix('.jsonl')}{os.sep}subagents{os.sep}"
+            if key.endswith(".jsonl")
+            else None,
+        }
+        for p in paths
     ]
     rows = con.execute(
         "SELECT w.given, "
@@ -817,6 +827,7 @@ def narrow(con: duckdb.DuckDBPyConnection, paths: list[str | os.PathLike[str]], 
         "FROM (SELECT unnest($w, recursive := true)) AS w "
         "LEFT JOIN main.traces AS t "
         "ON t.trace_path = w.key OR starts_with(t.trace_path, w.below) "
+        "OR starts_with(t.trace_path, w.subagents) "
         "GROUP BY w.given",
         {"w": wanted},
     ).fetchall()

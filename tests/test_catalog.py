@@ -790,6 +790,27 @@ def test_a_path_given_with_db_is_that_trace_not_a_copy_of_its_name(
     assert f"session:    {subagent}\n" in shown.stdout, shown.output
 
 
+def test_a_session_file_named_in_a_catalog_brings_its_subagents_as_when_read(
+    tmp_path: Path,
+) -> None:
+    """A Claude Code session file, read, brings the files of its subagents; named with
+    `--db`, it narrowed the catalog to itself alone (1 session for 3, 13 findings for 14,
+    no loops for 6)."""
+    session = (
+        Path(__file__).parent / "fixtures" / "real" / "claude-code"
+        / "marot_spotter__4d5611e5-241a-462a-8d15-5122611a9569.jsonl"
+    )  # fmt: skip
+    db = tmp_path / "cc.duckdb"
+    assert ingest(db, [session]).new == 3  # the session and its two subagents
+    for command in (["redundant"], ["redundant", "--policy", "context"], ["loops"]):
+        read = runner.invoke(app, [*command, str(session)])
+        stored = runner.invoke(app, [*command, "--db", str(db), str(session)])
+        assert read.exit_code == stored.exit_code == 0, stored.output
+        assert read.stdout.splitlines()[-2:] == stored.stdout.splitlines()[-2:], command
+    with mur_trace.load([session], db=db) as trace:
+        assert trace.session_count() == 3
+
+
 def test_export_round_trip(workdir: Path, tmp_path: Path) -> None:
     out = tmp_path / "dataset"
     result = runner.invoke(
