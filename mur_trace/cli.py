@@ -66,6 +66,7 @@ from .render import (
     steps_data,
     steps_text,
     write_dataset,
+    write_empty_dataset,
     write_findings_text,
     write_parquet,
     write_rows,
@@ -982,13 +983,15 @@ def export(
         inputs = _guard(parquet, paths, workdir, db, effects)
         partitions = partition_by.value if partition_by else None
         written = dict.fromkeys(EXPORT_TABLES, 0)
+        schemas: dict[str, Any] = {}
         with owned_directory(parquet, EXPORT_MARK, EXPORT_TABLES, inputs) as staging:
 
             def write(trace: Trace) -> dict:
                 """One batch of traces, written as parts of each table."""
                 part = sum(1 for _ in (staging / "events").glob("**/*.parquet"))
                 for name, rel in trace.export_tables().items():
-                    written[name] += write_dataset(rel, staging / name, partitions, part)
+                    rows, schemas[name] = write_dataset(rel, staging / name, partitions, part)
+                    written[name] += rows
                 return {}
 
             # in batches: a fleet's events are never all in memory
@@ -1008,6 +1011,11 @@ def export(
                     effects=effects,
                     format_in=format_in,
                 )
+            # a table no batch had a row of is a file of its columns (there was no
+            # `findings` dataset when no session had a finding, though it said `0 rows`)
+            for name, rows in written.items():
+                if not rows and name in schemas:
+                    write_empty_dataset(schemas[name], staging / name)
             _notify(done.skipped, done.warnings, strict)
         for name, rows in written.items():
             typer.echo(f"{parquet / name}: {rows:,} rows")

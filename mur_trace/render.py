@@ -99,10 +99,11 @@ def write_parquet(rel: duckdb.DuckDBPyRelation, out: Path | BinaryIO) -> None:
 
 def write_dataset(
     rel: duckdb.DuckDBPyRelation, directory: Path, partition_by: str | None, part: int = 0
-) -> int:
+) -> tuple[int, Any]:
     """A relation as a Parquet dataset (hive-partitioned when asked), its files named
-    `part-<part>-<i>.parquet` beside what is there; returns its rows. The rows stream from
-    DuckDB in batches: a fleet's events are never in memory twice."""
+    `part-<part>-<i>.parquet` beside what is there; returns its rows and its Arrow schema.
+    The rows stream from DuckDB in batches: a fleet's events are never in memory twice. No
+    rows write no file (`write_empty_dataset` writes one when no batch had any)."""
     import pyarrow.dataset as ds
 
     reader = rel.to_arrow_reader(DATASET_BATCH_ROWS)
@@ -124,7 +125,17 @@ def write_dataset(
         existing_data_behavior="overwrite_or_ignore",
         basename_template=f"part-{part}-{{i}}.parquet",
     )
-    return rows
+    return rows, reader.schema
+
+
+def write_empty_dataset(schema: Any, directory: Path) -> None:
+    """A dataset of no rows as one Parquet file of `schema` (its columns, the partition
+    columns among them): what reads it finds its columns and no row, where a directory of
+    no file is an error to DuckDB (`No files found`) and to Spark."""
+    import pyarrow.parquet as pq
+
+    directory.mkdir(parents=True, exist_ok=True)
+    pq.write_table(schema.empty_table(), directory / "part-0-0.parquet")
 
 
 class Progress:

@@ -811,6 +811,25 @@ def test_a_session_file_named_in_a_catalog_brings_its_subagents_as_when_read(
         assert trace.session_count() == 3
 
 
+@pytest.mark.parametrize("partition", [[], ["--partition-by", "date"]])
+def test_an_export_without_findings_writes_their_columns(
+    workdir: Path, tmp_path: Path, partition: list[str]
+) -> None:
+    # the Codex sessions have no redundant call: `findings: 0 rows` was said and no file
+    # written, so that reading the dataset failed (`No files found`)
+    codex = Path(__file__).parent / "fixtures" / "real" / "codex"
+    read = "SELECT * FROM read_parquet('{}/findings/**/*.parquet', hive_partitioning = true)"
+    columns = {}
+    for name, source in (("none", [str(codex)]), ("some", ["--workdir", str(workdir)])):
+        out = tmp_path / name
+        result = runner.invoke(app, ["export", "--parquet", str(out), *source, *partition])
+        assert result.exit_code == 0, result.output
+        found = duckdb.sql(read.format(out))
+        columns[name] = found.columns
+        assert len(found.fetchall()) == {"none": 0, "some": 19}[name]
+    assert sorted(columns["none"]) == sorted(columns["some"])
+
+
 def test_export_round_trip(workdir: Path, tmp_path: Path) -> None:
     out = tmp_path / "dataset"
     result = runner.invoke(
