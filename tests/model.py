@@ -175,12 +175,33 @@ def _not_an_event(event: object) -> bool:
     return False
 
 
+def _starts_a_character(tail: bytes) -> bool:
+    """Whether `tail` is the start of a character's UTF-8 sequence, cut before its end."""
+    need = (
+        2
+        if 0xC2 <= tail[0] <= 0xDF
+        else 3
+        if 0xE0 <= tail[0] <= 0xEF
+        else 4
+        if 0xF0 <= tail[0] <= 0xF4
+        else 0
+    )
+    return len(tail) < need and all(0x80 <= b <= 0xBF for b in tail[1:])
+
+
 def judge(data: bytes) -> Verdict:
     """The loader's verdict on a trace file's bytes."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
-        return Verdict("E-IO-003", 0, None, "")
+        # a last line cut inside a character: UTF-8 up to the cut, a torn line
+        cut = next(
+            (k for k in (1, 2, 3) if len(data) >= k and _starts_a_character(data[-k:])), None
+        )
+        try:
+            text = data[:-cut].decode("utf-8") + "\ufffd" if cut else data.decode("utf-8")
+        except UnicodeDecodeError:
+            return Verdict("E-IO-003", 0, None, "")
     pieces = text.split("\n")
     events, torn = 0, None
     for number, raw in enumerate(pieces, start=1):

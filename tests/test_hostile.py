@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import functools
+import io
 import json
 import os
 import random
@@ -343,6 +344,26 @@ def test_invalid_utf8_and_binary_garbage_are_e_io_003(tmp_path: Path) -> None:
     garbage = session(tmp_path, random.Random(7).randbytes(4096), "ses_2")
     for trace in (utf8, garbage):
         one_error(runner.invoke(app, ["redundant", str(trace)]), "E-IO-003", f"{trace}: not valid")
+
+
+@pytest.mark.parametrize("cut", [1, 2])  # `→` is e2 86 92: cut after its first or second byte
+def test_a_last_line_cut_inside_a_character_is_a_torn_line(tmp_path: Path, cut: int) -> None:
+    # a session killed while it wrote `→` (a Claude Code Read's result holds one a line):
+    # the whole file was `not valid UTF-8 text`; it is the torn last line it is
+    arrow = '{"event_type":"tool_call","turn":2,"tool_name":"editor","input":{"path":"→"'
+    trace = session(tmp_path, GOOD + arrow.encode()[: len(arrow.encode()) - 3 + cut], f"ses_{cut}")
+    warning = f"warning[E-TRC-001]: {trace}:5: last line is incomplete (torn write); the lines"
+    for command in (["redundant", "-f", "csv"], ["redundant", "--policy", "context", "-f", "csv"]):
+        result = runner.invoke(app, [*command, str(trace)])
+        assert result.exit_code == 0, result.output
+        assert result.stderr.startswith(warning), result.stderr
+        # the four lines before it are read: the second read of src/a.rs is redundant
+        (finding,) = list(csv.DictReader(io.StringIO(result.stdout)))
+        assert (finding["line"], finding["prior_line"]) == ("3", "2")
+    # bytes that start no character, or a cut one followed by a newline, are not UTF-8
+    for data in (GOOD + b'{"a":1}\xff', GOOD + arrow.encode()[:-2] + b"\n"):
+        bad = session(tmp_path, data, f"ses_bad_{len(data)}")
+        one_error(runner.invoke(app, ["redundant", str(bad)]), "E-IO-003", f"{bad}: not valid")
 
 
 def test_a_session_whose_name_is_not_utf8_is_skipped_with_a_warning(tmp_path: Path) -> None:

@@ -8,7 +8,9 @@
 -- `mur trace` reads it, without the Unicode white space around it (a form feed, a
 -- no-break space); a blank line takes no row but keeps its number. Trimming every line
 -- cost more than parsing it, so only lines that do not start with `{` and end with `}`
--- are trimmed. A file that is not UTF-8 keeps one row, `not_utf8`, for its
+-- are trimmed. A file whose last line, with no newline after it, was cut inside a
+-- character is read up to the cut, the line ending in U+FFFD (it is a torn one). A file
+-- that is not UTF-8 otherwise keeps one row, `not_utf8`, for its
 -- reader to say so: reading the files a second time for it cost a tenth of loading's CPU
 -- time. Callers materialise the rows, so that what follows runs in parallel over chunks
 -- of lines, not of files.
@@ -56,7 +58,20 @@ FROM (
         SELECT
             file_index,
             filename AS trace_path,
-            try(decode(content)) AS text,
+            -- a last line cut inside a character (a write torn by a kill: a Claude Code
+            -- session's `→` is three bytes) ends in the first one to three bytes of a
+            -- character's sequence: the text before them, and U+FFFD for them, so that the
+            -- line stays a torn one (before, the whole file was "not valid UTF-8 text")
+            coalesce(
+                try(decode(content)),
+                try(decode(content[:-1 - length(regexp_extract(
+                    hex(content[-3:]),
+                    '(?:C[2-9A-F]|D[0-9A-F]|E[0-9A-F](?:[89AB][0-9A-F])?|F[0-4](?:[89AB][0-9A-F]){0,2})$'
+                )) // 2])) || CASE WHEN regexp_matches(
+                    hex(content[-3:]),
+                    '(?:C[2-9A-F]|D[0-9A-F]|E[0-9A-F](?:[89AB][0-9A-F])?|F[0-4](?:[89AB][0-9A-F]){0,2})$'
+                ) THEN chr(65533) END
+            ) AS text,
             coalesce(string_split(text, chr(10)), [NULL]) AS pieces
         FROM read_files(files)
     )
