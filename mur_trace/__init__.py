@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -191,6 +192,35 @@ class Batched:
     tables: frozenset[str] = frozenset()
 
 
+#: What `collect` may name a table it keeps: an identifier, as SQL reads it unquoted.
+_TABLE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _collected_tables(
+    con: duckdb.DuckDBPyConnection, kept: object, made: set[str]
+) -> dict[str, duckdb.DuckDBPyRelation]:
+    """What a `collect` gave, refused with a TypeError or ValueError unless it is a dict
+    of relations under names of tables of its own (it was an AttributeError, or DuckDB's
+    parser or catalog error: `{"x y": rel}`, `{"events": rel}`)."""
+    if not isinstance(kept, dict):
+        raise TypeError(f"collect gives a dict of name -> relation, not {type(kept).__name__}")
+    for name, relation in kept.items():
+        if not isinstance(relation, duckdb.DuckDBPyRelation):
+            raise TypeError(
+                f"collect's {name!r} is a DuckDB relation, not {type(relation).__name__}"
+            )
+        if not (isinstance(name, str) and _TABLE_NAME.fullmatch(name)):
+            raise ValueError(f"collect's table names are SQL identifiers, not {name!r}")
+        taken = con.execute(
+            "SELECT 1 FROM duckdb_tables() WHERE table_name = $n "
+            "UNION ALL SELECT 1 FROM duckdb_views() WHERE view_name = $n",
+            {"n": name},
+        ).fetchall()
+        if name not in made and taken:
+            raise ValueError(f"collect's table {name!r} is a table or view of the analysis")
+    return kept
+
+
 def run_in_batches(
     paths: Iterable[str | os.PathLike[str]] | None,
     collect: Callable[[Trace], dict[str, duckdb.DuckDBPyRelation]],
@@ -217,6 +247,8 @@ def run_in_batches(
     `quick(con)` gives what to keep of the traces read so; only the traces that reading
     cannot vouch for are loaded whole, in batches of BATCH_BYTES.
     """
+    if batch_bytes is not None:  # -1, 0, 1.5 or True were taken, "x" a TypeError of its own
+        batch_bytes = count_argument("batch_bytes", batch_bytes, optional=False) or None
     whole_bytes = batch_bytes or BATCH_BYTES
     read_bytes = (batch_bytes or QUICK_BATCH_BYTES) if quick is not None else whole_bytes
     files = discover(as_paths(paths), workdir)
@@ -226,7 +258,7 @@ def run_in_batches(
     made: set[str] = set()
 
     def keep(kept: dict[str, duckdb.DuckDBPyRelation]) -> None:
-        for name, relation in kept.items():
+        for name, relation in _collected_tables(con, kept, made).items():
             relation = plain(relation)  # a table outlives the batch's type of paths
             if name in made:
                 relation.insert_into(name)
@@ -286,6 +318,8 @@ def run_over_catalog(
     once, the context policy's findings held 3 GB at 20,000 sessions."""
     whole = load(paths, db=db, policy=policy, rules=rules, effects=effects)
     con, declared = whole.con, read_effects(effects) if effects is not None else None
+    if batch_events is not None:
+        batch_events = count_argument("batch_events", batch_events, optional=False) or None
     limit = batch_events or CATALOG_BATCH_EVENTS
     every = [path for (path,) in con.execute("SELECT trace_path FROM traces").fetchall()]
     analysed = analysed_paths(con)
@@ -300,7 +334,7 @@ def run_over_catalog(
             continue
         shadow(con, batch)
         trace = Trace(con, [], policy, OVERRIDES, rules=rules, effects=declared)
-        for name, relation in collect(trace).items():
+        for name, relation in _collected_tables(con, collect(trace), made).items():
             # the catalog is read-only: what is collected goes to temporary tables, through
             # Arrow (the relations of the Python API make tables of the database only)
             con.register("collected", plain(relation).to_arrow_table())

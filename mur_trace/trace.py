@@ -216,7 +216,7 @@ class Trace:
     def redundant_calls(self, policy: str | None = None) -> duckdb.DuckDBPyRelation:
         """Redundant calls under `policy` (default: the trace's), one row per finding."""
         self._usable("redundant_calls()", events=True)
-        view = findings_view(policy or self.policy)
+        view = findings_view(self.policy if policy is None else policy)  # "" is no policy
         rel = self._relations.view(view)
         return rel if view in self._in_order else rel.order("trace_path, line")
 

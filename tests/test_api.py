@@ -505,3 +505,44 @@ def test_sql_finds_the_relations_a_query_names_however_written(sample_workdir: P
         with mur_trace.load(workdir=sample_workdir) as trace:
             params = {"n": 0} if "$n" in query else {}
             assert trace.sql(query, **params).fetchall() == [(count,)], query
+
+
+def test_what_a_batch_collects_and_its_size_are_checked(
+    sample_workdir: Path, tmp_path: Path
+) -> None:
+    # a collect giving no dict was an AttributeError; a name that is no identifier, or a
+    # table of the analysis, DuckDB's parser or catalog error; sizes of -1, 1.5 or True
+    # were taken as they were
+    def gives(kept):
+        return lambda trace: kept
+
+    bad = {
+        "no dict": (gives([]), TypeError),
+        "no relation": (gives({"x": 1}), TypeError),
+        "no identifier": (lambda t: {"x y": t.sql("SELECT 1")}, ValueError),
+        "a table of it": (lambda t: {"events": t.sql("SELECT 1")}, ValueError),
+    }
+    db = tmp_path / "c.duckdb"
+    mur_trace.catalog.ingest(db, workdir=sample_workdir)
+    for collect, error in bad.values():
+        with pytest.raises(error):
+            mur_trace.run_in_batches(None, collect, workdir=sample_workdir)
+        with pytest.raises(error):
+            mur_trace.run_over_catalog(None, db, collect)
+    for size in (-1, 1.5, True, "x"):
+        _refused(
+            lambda size=size: mur_trace.find_redundant(workdir=sample_workdir, batch_bytes=size)
+        )
+        _refused(
+            lambda size=size: mur_trace.run_over_catalog(None, db, gives({}), batch_events=size)
+        )
+    kept = mur_trace.run_in_batches(
+        None, lambda t: {"n": t.sql("SELECT count(*) AS n FROM events")}, workdir=sample_workdir
+    )
+    assert kept.con.sql("SELECT sum(n) FROM n").fetchall() == [(134,)]
+
+
+def test_the_empty_policy_is_no_policy(sample_workdir: Path) -> None:
+    # it was taken for the trace's own
+    with mur_trace.load(workdir=sample_workdir) as trace, pytest.raises(ValueError):
+        trace.redundant_calls("")
