@@ -1146,7 +1146,13 @@ def plot(
             plots.check_default(output)
         if kind is PlotKind.timeline:
             if paths and (len(paths) > 1 or session is not None):
-                raise MurTraceError(E_USAGE, "plot timeline draws one session: name one")
+                # which one, said (a directory and --session were told "name one")
+                given = f"{len(paths)} paths given" if len(paths) > 1 else "a path and --session"
+                raise MurTraceError(
+                    E_USAGE,
+                    f"plot timeline draws one session ({given}): give its path, or --session "
+                    "with --workdir or --db",
+                )
             # a path given as one is a path, even without a `/`
             path = session_at(str(paths[0])) if paths else _resolve(session, _source(workdir, db))
             _guard(output, [path, workdir], workdir, db, effects)

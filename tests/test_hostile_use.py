@@ -383,6 +383,22 @@ def test_15_a_workdir_ingested_through_a_link_is_one_workdir(tmp_path: Path, wor
     assert "total:      19 redundant calls in 7 of 7 sessions" in found.stdout
 
 
+@pytest.mark.parametrize(
+    ("extra", "given"),
+    [(["--session", "1eef"], "a path and --session"), (["other"], "2 paths given")],
+)
+def test_plot_timeline_says_why_it_names_no_one_session(
+    workdir: Path, extra: list[str], given: str
+) -> None:
+    # a workdir and --session, which names one session of it, were told "name one"
+    result = runner.invoke(app, ["plot", "timeline", str(workdir), *extra])
+    assert result.exit_code == 2
+    assert result.stderr == (
+        f"error[E-CLI-001]: plot timeline draws one session ({given}): give its path, or "
+        "--session with --workdir or --db\n"
+    )
+
+
 def test_16_plot_timeline_draws_the_session_it_is_given(tmp_path: Path, workdir: Path) -> None:
     from mur_trace import plot
 
