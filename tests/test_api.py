@@ -546,3 +546,13 @@ def test_the_empty_policy_is_no_policy(sample_workdir: Path) -> None:
     # it was taken for the trace's own
     with mur_trace.load(workdir=sample_workdir) as trace, pytest.raises(ValueError):
         trace.redundant_calls("")
+
+
+def test_the_empty_name_is_no_catalog() -> None:
+    # it was `cannot open catalog .: ... is a directory` (E-IO-003), the working directory
+    for call in (
+        lambda: mur_trace.load(db=""),
+        lambda: mur_trace.find_redundant(db=""),
+        lambda: mur_trace.summarise(db="", policy="context"),
+    ):
+        assert _refused(call) == "the empty name is no catalog"
