@@ -110,6 +110,23 @@ def test_spark_finds_what_mur_trace_finds(
     assert _sorted(found.collect()) == _sorted(expected)
 
 
+def test_spark_reads_a_capsule_partition_of_a_session_with_no_capsule_name(
+    session, tmp_path: Path
+) -> None:
+    # an empty capsule name was the partition `capsule=`, which Spark refuses to read
+    # ([EMPTY_PARTITION_COLUMN_VALUE]); it is NULL (`__HIVE_DEFAULT_PARTITION__`)
+    workdir = shutil.copytree(SAMPLE_WORKDIR, tmp_path / "workdir")
+    trace = workdir / "ses_01a21715468070018000000000001eef" / "trace.jsonl"
+    trace.write_text(
+        trace.read_text().replace('"capsule_name":"refactor-bot"', '"capsule_name":""')
+    )
+    export = _export(workdir, tmp_path / "export", "--partition-by", "capsule")
+    assert not (export / "events" / "capsule=").exists()
+    columns, expected = _expected(workdir, "reference")
+    assert len(expected) == 19
+    assert _sorted(_on_spark(session, export, "reference").collect()) == _sorted(expected)
+
+
 def test_spark_applies_rules_and_effects(session, synth: tuple[Path, Path]) -> None:
     workdir, export = synth
     effects = workdir.parent / "effects.toml"

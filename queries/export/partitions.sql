@@ -3,17 +3,19 @@
 --
 -- `date` is the UTC day the session was created (from its UUID v7 id, else its first
 -- timestamp: another agent's id says no time); `capsule` is the session's capsule name.
--- Both are NULL when unknown.
+-- Both are NULL when unknown, and an empty capsule name too: its hive partition would be
+-- `capsule=`, which Spark refuses to read (EMPTY_PARTITION_COLUMN_VALUE; Spark writes an
+-- empty value as NULL itself), so every layout of an export holds the same values.
 -- @column trace_path VARCHAR Trace file.
 -- @column date       DATE     Day the session was created (UTC).
--- @column capsule    VARCHAR  Capsule that ran the session.
+-- @column capsule    VARCHAR  Capsule that ran the session (NULL when unknown or empty).
 SELECT
     s.trace_path,
     coalesce(
         make_timestamp(s.created_ms * 1000),
         make_timestamp(t.first_ms * 1000)
     )::DATE AS date,
-    s.capsule_name AS capsule
+    nullif(s.capsule_name, '') AS capsule
 FROM sessions AS s
 -- the first timestamp of each trace, aggregated: a window would hold every event in memory
 -- before its first row came out
