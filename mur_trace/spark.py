@@ -358,13 +358,13 @@ def run(
         raise _no_events(export)  # before Spark starts (10 s), and before its first words
     with replaced_directory(local, SPARK_MARK, [source, *inputs]) as fresh:
         spark = session(master)
-        findings = find(read_events(spark, export), detection)
+        findings = find(read_events(spark, _for_spark(export, source)), detection)
 
         def write() -> int:
-            findings.write.parquet(str(fresh))
+            findings.write.parquet(_for_spark(str(fresh), str(fresh)))
             # counted from the files' footers (cached findings would be counted once, but in
             # Spark's 200 shuffle partitions: caching stops their coalescing, 20 x slower)
-            return spark.read.parquet(_literal(str(fresh))).count()
+            return spark.read.parquet(_literal(_for_spark(str(fresh), str(fresh)))).count()
 
         return _spark_writes(spark, write)
 
@@ -382,13 +382,21 @@ def _spark_writes(spark: SparkSession, write: Callable[[], int]) -> int:
 
 def _local(location: str) -> str | None:
     """The local path `location` names (a path, or a file: URL), or None for a URL of
-    another scheme."""
-    scheme = re.match(r"([A-Za-z][A-Za-z0-9+.-]*):", location)
+    another scheme: a scheme and `:/` (`s3a://b/x`, `hdfs:/x`). A name whose colon is
+    followed by anything else is a local one (`run-11:28`: it was taken for a URL of the
+    scheme `run-11`, and Spark failed on it after starting)."""
+    scheme = re.match(r"([A-Za-z][A-Za-z0-9+.-]*):(?=/)", location)
     if scheme is None:
         return location
     if scheme.group(1).lower() == "file":
         return unquote(urlparse(location).path) or "/"
     return None
+
+
+def _for_spark(location: str, local: str | None) -> str:
+    """`location` as Spark is to read it: a local path with a colon made absolute (Hadoop
+    reads `ex:1` as a URL of the scheme `ex`, `/home/u/ex:1` as a path)."""
+    return os.path.abspath(local) if local is not None and ":" in local else location
 
 
 def _refuse_remote(export: str, output: str) -> None:

@@ -161,6 +161,22 @@ def test_a_partition_is_loaded_whole_trace_by_whole_trace(
     assert _sorted(found) == _sorted(expected)
 
 
+def test_local_names_with_a_colon_are_paths_not_urls(
+    session, sample_export: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `run-11:28` was taken for a URL of the scheme `run-11`: none of the local checks,
+    # then Spark's `URISyntaxException: Relative path in absolute URI` once started
+    shutil.copytree(sample_export, tmp_path / "ex:1")
+    monkeypatch.chdir(tmp_path)
+    result = runner.invoke(app, ["spark", "redundant", "ex:1", "-o", "run-11:28"])
+    assert result.exit_code == 0, result.output
+    assert result.stdout == "run-11:28: 19 findings\n"
+    assert len(ds.dataset(tmp_path / "run-11:28").to_table()) == 19
+    # and it is an output as every local one is: never the export itself
+    refused = runner.invoke(app, ["spark", "redundant", "ex:1", "-o", "ex:1"])
+    assert refused.exit_code == 2 and refused.stderr.startswith("error[E-IO-004]:")
+
+
 @pytest.mark.parametrize("policy", ["reference", "context"])
 def test_cli_writes_the_findings_of_redundant_parquet(
     session, sample_export: Path, tmp_path: Path, policy: str
