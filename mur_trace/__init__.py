@@ -90,6 +90,8 @@ def load(
     Claude Code, Codex, OpenHands) is recognised from its first line; `format_in` forces one
     (a name of `mur_trace.formats.FORMATS`).
     """
+    if not isinstance(require_readable, bool):  # "no" counted as true
+        raise TypeError(f"require_readable is True or False, not {require_readable!r}")
     declared = read_effects(effects) if effects is not None else None
     if db is not None:
         con = open_catalog(db)
@@ -316,6 +318,8 @@ def run_over_catalog(
     appended to temporary tables of the same names. What a catalog does not store (the
     context policy, loops) is computed so in bounded memory: over the whole catalog at
     once, the context policy's findings held 3 GB at 20,000 sessions."""
+    if db is None:  # it read ./workdir, and said `workdir not found`
+        raise TypeError("run_over_catalog reads a catalog: db names its file")
     whole = load(paths, db=db, policy=policy, rules=rules, effects=effects)
     con, declared = whole.con, read_effects(effects) if effects is not None else None
     if batch_events is not None:

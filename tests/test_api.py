@@ -556,3 +556,11 @@ def test_the_empty_name_is_no_catalog() -> None:
         lambda: mur_trace.summarise(db="", policy="context"),
     ):
         assert _refused(call) == "the empty name is no catalog"
+
+
+def test_a_catalog_run_needs_a_catalog_and_readable_is_a_boolean(sample_workdir: Path) -> None:
+    # run_over_catalog without one read ./workdir (`workdir not found`); "no" counted as true
+    with pytest.raises(TypeError, match="reads a catalog"):
+        mur_trace.run_over_catalog(None, None, lambda trace: {})
+    with pytest.raises(TypeError, match="True or False"):
+        mur_trace.load(workdir=sample_workdir, require_readable="no")
