@@ -810,19 +810,20 @@ def narrow(con: duckdb.DuckDBPyConnection, paths: list[str | os.PathLike[str]], 
     """
     if not paths:
         return
-    wanted = [
-        {
-            "given": str(p),
-            "key": (key := trace_key(p)),
-            "below": os.path.realpath(p) + os.sep,
-            # a session file brings its Claude Code subagents along, as it does when read
-            # (formats.with_subagents; before, `--db` left them out)
-            "subagents": f"{key.removesuffix('.jsonl')}{os.sep}subagents{os.sep}"
-            if key.endswith(".jsonl")
-            else None,
-        }
-        for p in paths
-    ]
+    wanted = []
+    for p in paths:
+        key = trace_key(p)
+        # a session file brings its Claude Code subagents along, as it does when read
+        # (formats.with_subagents; before, `--db` left them out)
+        folder = formats.subagents_folder(Path(key))
+        wanted.append(
+            {
+                "given": str(p),
+                "key": key,
+                "below": os.path.realpath(p) + os.sep,
+                "subagents": None if folder is None else f"{folder}{os.sep}",
+            }
+        )
     rows = con.execute(
         "SELECT w.given, "
         "list(t.trace_path ORDER BY t.trace_path) FILTER (t.trace_path IS NOT NULL) "

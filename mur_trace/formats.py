@@ -160,13 +160,19 @@ def mismatch(path: str, forced: str, format_in: str) -> str | None:
 # ── the agents' usual places ──────────────────────────────────────────────────
 
 
+def subagents_folder(session_file: Path) -> Path | None:
+    """Where a Claude Code session file keeps its subagents' files (`<session>/subagents/`);
+    None for a file that has none (a Murmur trace, a file not named `*.jsonl`)."""
+    if session_file.name == "trace.jsonl" or session_file.suffix != ".jsonl":
+        return None
+    return session_file.with_suffix("") / "subagents"
+
+
 def subagent_files(session_file: Path) -> list[str]:
     """A Claude Code session's subagents (`<session>/subagents/agent-*.jsonl`), sorted."""
-    if session_file.name == "trace.jsonl":  # a Murmur trace has no subagents
-        return []
-    folder = session_file.with_suffix("") / "subagents"
+    folder = subagents_folder(session_file)
     try:
-        if not folder.is_dir():
+        if folder is None or not folder.is_dir():
             return []
         return sorted(str(p) for p in folder.glob("*.jsonl") if p.is_file())
     except OSError:  # an unreadable session directory: the session alone is read
@@ -175,7 +181,7 @@ def subagent_files(session_file: Path) -> list[str]:
 
 def with_subagents(path: Path) -> list[str]:
     """A session file, then its Claude Code subagents' files when it has any."""
-    return [str(path), *(subagent_files(path) if path.suffix == ".jsonl" else [])]
+    return [str(path), *subagent_files(path)]
 
 
 #: How deep below a directory its agents' session files are looked for: enough for

@@ -365,6 +365,8 @@ def set_effects(
         raise TypeError(
             "effects are (tool, field, value, effect) rows; a file is read by read_effects"
         )
+    from .effects import EFFECTS  # which imports this module
+
     rows = list(effects)
     for row in rows:
         if not (
@@ -374,8 +376,8 @@ def set_effects(
             raise TypeError(
                 f"an effect is a (tool, field or None, value or None, effect) row, not {row!r}"
             )
-        if row[3] not in ("read", "mutate"):
-            raise ValueError(f"an effect is 'read' or 'mutate', not {row[3]!r}")
+        if row[3] not in EFFECTS:
+            raise ValueError(f"an effect is one of {', '.join(EFFECTS)}, not {row[3]!r}")
     con.execute("DELETE FROM declared_effects")
     if rows:
         con.executemany("INSERT INTO declared_effects VALUES (?, ?, ?, ?)", rows)

@@ -62,15 +62,14 @@ FROM (
             -- session's `→` is three bytes) ends in the first one to three bytes of a
             -- character's sequence: the text before them, and U+FFFD for them, so that the
             -- line stays a torn one (before, the whole file was "not valid UTF-8 text")
+            length(regexp_extract(
+                hex(content[-3:]),
+                '(?:C[2-9A-F]|D[0-9A-F]|E[0-9A-F](?:[89AB][0-9A-F])?|F[0-4](?:[89AB][0-9A-F]){0,2})$'
+            )) // 2 AS cut_bytes,
             coalesce(
                 try(decode(content)),
-                try(decode(content[:-1 - length(regexp_extract(
-                    hex(content[-3:]),
-                    '(?:C[2-9A-F]|D[0-9A-F]|E[0-9A-F](?:[89AB][0-9A-F])?|F[0-4](?:[89AB][0-9A-F]){0,2})$'
-                )) // 2])) || CASE WHEN regexp_matches(
-                    hex(content[-3:]),
-                    '(?:C[2-9A-F]|D[0-9A-F]|E[0-9A-F](?:[89AB][0-9A-F])?|F[0-4](?:[89AB][0-9A-F]){0,2})$'
-                ) THEN chr(65533) END
+                CASE WHEN cut_bytes > 0
+                    THEN try(decode(content[:-1 - cut_bytes])) || chr(65533) END
             ) AS text,
             coalesce(string_split(text, chr(10)), [NULL]) AS pieces
         FROM read_files(files)
