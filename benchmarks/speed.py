@@ -23,11 +23,13 @@ Then the context policy cold (`redundant --policy context`), as a ratio to the r
 policy's cold time, with the CPU seconds of both and the floors of two other plans (its
 CPU spread over every core, and its command with every trace in one batch), and its
 loading alone (every batch loaded whole, nothing analysed). Then
-`mur-trace show` on one session against `python -c "import duckdb"`, and five floors under
+`mur-trace show` on one session against `python -c "import duckdb"`, and six floors under
 it: importing DuckDB and opening a database; importing the command line (DuckDB, Typer,
 mur-trace) and opening a database; the same, the database opened while Typer and the
 commands import, as the command line starts; that start with one statement over the
-session; and that start with the session loaded as every command loads it.
+session; that start with the session loaded as every command loads it; and, on another
+layer, the statements `show` runs replayed on DuckDB's engine module alone, with no Python
+layer, command line or rendering (benchmarks/show_statements.py).
 Ratios are computed within one run: this machine is noisy. Peak memory is the largest
 resident set of a run (GNU time); with `--memory`, every command (both policies, `loops`,
 `check`, `report`, `export`, `ingest`, warm ones) runs over the largest workdir too, with
@@ -309,7 +311,12 @@ def main() -> None:
                 overlapped = median([sys.executable, "-c", OVERLAPPED + EXIT], 5).wall
                 statement = median([sys.executable, "-c", ONE_STATEMENT, trace], 5).wall
                 loaded_one = median([sys.executable, "-c", ONE_LOAD, trace], 5).wall
-                show = (show_s, bare, opened, cli, overlapped, statement, loaded_one)
+                # the statements `show` runs, replayed on DuckDB's engine module alone
+                statements = str(Path(tmp) / "show.json")
+                script = str(HERE / "show_statements.py")
+                run([sys.executable, script, "record", trace, statements])
+                replayed = median([sys.executable, script, "replay", statements], 5).wall
+                show = (show_s, bare, opened, cli, overlapped, statement, loaded_one, replayed)
         if args.memory:
             print(f"\npeak memory of every command over the {args.sizes[-1]:,} sessions:")
             subprocess.run(
@@ -359,7 +366,7 @@ def main() -> None:
             f"{size:>8,} sessions: from the traces {cold_q:.3f}s, from the catalog "
             f"{warm_q:.3f}s, ratio {cold_q / warm_q:.1f}"
         )
-    show_s, bare, opened, cli, overlapped, statement, loaded_one = show
+    show_s, bare, opened, cli, overlapped, statement, loaded_one, replayed = show
     print(
         f"\nshow one session: {show_s:.3f}s; python -c 'import duckdb': {bare:.3f}s; "
         f"ratio {show_s / bare:.2f}\n"
@@ -368,7 +375,10 @@ def main() -> None:
         f"the same, the database opened meanwhile {overlapped:.3f}s, "
         f"ratio {overlapped / bare:.2f}; one statement over the session {statement:.3f}s, "
         f"ratio {statement / bare:.2f}; and the session loaded, every check of loading and "
-        f"nothing computed, {loaded_one:.3f}s, ratio {loaded_one / bare:.2f}"
+        f"nothing computed, {loaded_one:.3f}s, ratio {loaded_one / bare:.2f}\n"
+        f"another layer: the statements `show` runs, alone, on DuckDB's engine module "
+        f"without its Python layer (benchmarks/show_statements.py) {replayed:.3f}s, "
+        f"ratio {replayed / bare:.2f}"
     )
 
 

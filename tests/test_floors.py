@@ -135,6 +135,31 @@ def test_the_start_up_floors_of_show_run_over_a_session(sample_workdir: Path) ->
         assert (done.returncode, done.stderr) == (0, b""), snippet
 
 
+def test_show_statements_replay_on_the_engine_alone(sample_workdir: Path, tmp_path: Path) -> None:
+    """benchmarks/show_statements.py: what `show` sends to the engine is written down (the
+    session's load, its metrics and each section's query, with the session's path among
+    their values), and replayed in a process that imports DuckDB's engine module and not
+    its Python layer."""
+    script = str(FLOOR.parent / "show_statements.py")
+    trace = str(sorted(sample_workdir.glob("ses_*/trace.jsonl"))[0])
+    recorded = tmp_path / "show.json"
+    subprocess.run([sys.executable, script, "record", trace, str(recorded)], check=True)
+    statements = json.loads(recorded.read_text())
+    texts = [query for query, _ in statements]
+    assert any(t.startswith("CREATE OR REPLACE TABLE lines AS") for t in texts)
+    assert any(t.startswith("CREATE OR REPLACE TEMP TABLE unit_metrics_rows AS") for t in texts)
+    # the seven sections: findings, turns of calls and inferences, exit codes, reopens, tasks
+    sections = [p for q, p in statements if q.startswith("SELECT * FROM (SELECT * REPLACE")]
+    assert len(sections) == 7 and all(trace in p.values() for p in sections)
+    check = (
+        "import runpy, sys; sys.argv = ['show_statements.py', 'replay', sys.argv[1]]; "
+        f"runpy.run_path({script!r}, run_name='__main__'); "
+        "assert 'duckdb' not in sys.modules and '_duckdb' in sys.modules"
+    )
+    done = subprocess.run([sys.executable, "-c", check, str(recorded)], capture_output=True)
+    assert (done.returncode, done.stderr) == (0, b"")
+
+
 def test_real_workdirs_copy_the_sessions_run_for_real(tmp_path: Path) -> None:
     """`speed.py --real`: the recorded and held-out sessions whose lines are all whole (two
     held-out ones end in a torn line), in turn, each copy named by an id of its own that
