@@ -668,6 +668,11 @@ def test_show_says_when_a_file_holds_several_sessions() -> None:
     shown = runner.invoke(app, ["show", str(hands)])
     assert shown.exit_code == 0, shown.output
     assert "\nsessions:   3 in this file, counted together below\n" in shown.stdout
+    # 105 actions: 43 failed (an `error` observation, `ERROR:` or a non-zero exit), 60
+    # answered otherwise, and the two `finish` actions (4595's id 49, 4593's id 70), which
+    # get no observation by design: ok, not failed (were 60 ok, 45 error)
+    assert "\ncount:      105  (62 ok, 43 error)  success 59.0%\n" in shown.stdout
+    assert shown.stdout.count(" finish — ✓ ") == 2
     data = json.loads(runner.invoke(app, ["show", str(hands), "-f", "json"]).stdout)
     assert data["metrics"]["sessions_in_file"] == 3
     # `report` heads each instance by its whole id (cut to 12 characters, all three read

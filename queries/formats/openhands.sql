@@ -18,7 +18,8 @@
 --   action (`read`, `edit`, `run`, `think`, `finish`, …), `input` what it asked (`path`
 --   with `view_range` for a read; `path`, `command` and the edit's text for an edit;
 --   `command` for a run), `status` `error` when its observation is an error (`ERROR:`, an
---   `error` observation, a non-zero exit code); `state_effect` from the table `tools`;
+--   `error` observation, a non-zero exit code), NULL when it has none (a `finish`, which
+--   never has one, is `ok`); `state_effect` from the table `tools`;
 --   a read without `view_range` is whole unless its output was clipped (`result_whole`),
 --   and `first_line`/`last_line` say which lines it returned;
 -- - a `run` is followed (same position) by a `shell` event: `binary` `bash`, `command`,
@@ -248,7 +249,12 @@ events AS (
         strlen(c.input::VARCHAR) AS input_bytes,
         strlen(c.content) AS output_bytes,
         elapsed(c.ts, c.result_ts) AS duration_ms,
-        CASE WHEN NOT c.answered THEN NULL WHEN c.failed THEN 'error' ELSE 'ok' END AS status,
+        -- `finish` ends the instance and gets no observation by design: not unanswered
+        CASE
+            WHEN NOT c.answered AND c.action IS DISTINCT FROM 'finish' THEN NULL
+            WHEN c.failed THEN 'error'
+            ELSE 'ok'
+        END AS status,
         -- declared only when the call succeeded, as Murmur's editor does: a failed edit
         -- (`ERROR: ...`) wrote nothing
         CASE WHEN NOT c.failed THEN t.effect END AS state_effect,
