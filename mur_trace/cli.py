@@ -121,7 +121,9 @@ class _OneLineErrors(typer.core.TyperGroup):
         except OSError as exc:  # the help or a usage error, written where nothing fits
             _discard_stdout()  # what is left in its buffer would fail again at exit
             if not _reader_gone(exc):  # (`--help > /dev/full`); a closed pipe: as below
-                _say_io_error(exc)
+                with contextlib.suppress(OSError):
+                    message = f"cannot write standard output: {_write_failure(exc)}"
+                    typer.echo(f"error[{E_IO_003}]: {message}", err=True)
                 sys.exit(EXIT_ERROR)
             sys.exit(0)
         except SystemExit as exc:
@@ -534,7 +536,18 @@ def _output(output: Path | None, binary: bool = False) -> Iterator[Any]:
     text: dict[str, Any] = {} if binary else {"encoding": "utf-8", "newline": ""}
     mode = "wb" if binary else "w"
     if output is None:
-        yield sys.stdout
+        try:
+            yield sys.stdout
+            sys.stdout.flush()  # what its buffer holds fails here, not as Python exits
+        except (OSError, duckdb.IOException) as exc:  # a full device, a disk error
+            if _reader_gone(exc):
+                raise
+            _discard_stdout()
+            # named as `-o FILE` names its file (was the system's `[Errno 28] …` or
+            # DuckDB's `Async write failed … "/dev/fd/1"`)
+            raise MurTraceError(
+                E_IO_003, f"cannot write standard output: {_write_failure(exc)}"
+            ) from None
         return
     try:
         if output.is_fifo():
@@ -557,9 +570,23 @@ def _output(output: Path | None, binary: bool = False) -> Iterator[Any]:
     except duckdb.IOException as exc:  # DuckDB writing the CSV or JSON into the file itself
         if _reader_gone(exc):
             raise
-        found = re.search(r"Could not write file [^:]*: ([^\"]+)", str(exc))
-        reason = found.group(1) if found else str(exc).splitlines()[0]
-        raise MurTraceError(E_IO_003, f"cannot write {output}: {reason}") from None
+        raise MurTraceError(E_IO_003, f"cannot write {output}: {_write_failure(exc)}") from None
+
+
+def _write_failure(exc: OSError | duckdb.IOException) -> str:
+    """Why a write failed, as the system says it (`No space left on device`), from
+    Python's error or from DuckDB's (`Could not write file "/dev/fd/1": …`)."""
+    if isinstance(exc, OSError):
+        return exc.strerror or str(exc)
+    found = re.search(r"Could not write file [^:]*: ([^\"]+)", str(exc))
+    return found.group(1) if found else str(exc).splitlines()[0]
+
+
+def _print(text: str) -> None:
+    """A command's output (its text or JSON document) on standard output; an error writing
+    it is one line (`_errors`)."""
+    with _errors(), _output(None) as out:
+        out.write(text)
 
 
 def _list_rules(value: bool) -> None:
@@ -702,7 +729,7 @@ def check(
         # the sessions checked: each of a file of several (an OpenHands output) too
         sessions = trace.session_count()
         out = check_text(failures, sessions) if fmt is DocFormat.text else json_document(failures)
-        typer.echo(out, nl=False)
+        _print(out)
     if failures:
         raise typer.Exit(EXIT_CHECK_FAILED)
 
@@ -725,7 +752,7 @@ def show(
         path = _resolve(session, _source(workdir, db))
         trace = _load([path], workdir, policy.value, rules, effects, db, format_in=format_in)
         data = show_data(trace.show())
-        typer.echo(show_text(data) if fmt is DocFormat.text else json_document(data), nl=False)
+        _print(show_text(data) if fmt is DocFormat.text else json_document(data))
 
 
 @app.command()
@@ -746,7 +773,7 @@ def steps(
         session_id = trace.sessions.select("session_id").fetchall()[0][0]
         data = steps_data(session_id, trace.steps())
         out = steps_text(data, verbose) if fmt is DocFormat.text else json_document(data)
-        typer.echo(out, nl=False)
+        _print(out)
 
 
 @app.command()
@@ -798,7 +825,7 @@ def diff(
         # a run that cannot be read is the error, as `mur trace` says it: no warning first
         rows = list(records(trace.diff(str(a), str(b))))
         _notify([], trace.warnings)
-        typer.echo(diff_text(rows) if fmt is DocFormat.text else json_document(rows), nl=False)
+        _print(diff_text(rows) if fmt is DocFormat.text else json_document(rows))
 
 
 def _resolve_pair(before: str, after: str, source: _Source) -> tuple[Path, Path]:
@@ -865,7 +892,7 @@ def report(
             typer.echo(skipped_note(len(result.incomplete)), err=True)
         _notify(result.skipped, trace.warnings, strict)
         data = report_data(result, _report_source(paths, workdir, db, sessions or []))
-        typer.echo(report_text(data) if fmt is DocFormat.text else json_document(data), nl=False)
+        _print(report_text(data) if fmt is DocFormat.text else json_document(data))
 
 
 def _report_source(paths: list[Path], workdir: Path, db: Path | None, given: list[str]) -> str:
@@ -942,7 +969,7 @@ def ingest(
         )
         # the traces it could not read are named before the summary, which says "named above"
         _notify(report.skipped, report.warnings)
-        typer.echo(ingest_text(report, db), nl=False)
+        _print(ingest_text(report, db))
 
 
 #: The file that marks a directory as an export's: only such a directory is written again.
@@ -1018,7 +1045,7 @@ def export(
                     write_empty_dataset(schemas[name], staging / name)
             _notify(done.skipped, done.warnings, strict)
         for name, rows in written.items():
-            typer.echo(f"{parquet / name}: {rows:,} rows")
+            _print(f"{parquet / name}: {rows:,} rows\n")
 
 
 spark_app = typer.Typer(
@@ -1075,7 +1102,7 @@ def spark_redundant(
 
         detection = spark.Detection.redundant(policy.value, rules, effects)
         rows = spark.run(export_dir, output, detection, master, inputs=[effects])
-        typer.echo(f"{output}: {rows:,} findings")
+        _print(f"{output}: {rows:,} findings\n")
 
 
 @spark_app.command("loops")
@@ -1095,7 +1122,7 @@ def spark_loops(
         from . import spark
 
         rows = spark.run(export_dir, output, spark.Detection.loops(window), master)
-        typer.echo(f"{output}: {rows:,} findings")
+        _print(f"{output}: {rows:,} findings\n")
 
 
 class PlotKind(StrEnum):
@@ -1167,7 +1194,7 @@ def plot(
         # a plot stopped midway leaves no cut image; a pipe nobody reads is an error
         with _output(output, binary=True) as image:
             plots.save(figure, image, output)
-    typer.echo(f"wrote {output}")
+    _print(f"wrote {output}\n")
 
 
 @app.command()
@@ -1189,7 +1216,7 @@ def synth(
 
     with _errors():
         workdir = synthesize(out, sessions, seed)
-    typer.echo(f"wrote {sessions} sessions to {workdir}, the truth to {out / 'truth.jsonl'}")
+    _print(f"wrote {sessions} sessions to {workdir}, the truth to {out / 'truth.jsonl'}\n")
 
 
 def _app_for(args: list[str]) -> typer.Typer:

@@ -328,21 +328,37 @@ def test_a_reader_that_stops_early_is_no_error(write_trace, fmt: str) -> None:
 
 
 @pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
-@pytest.mark.parametrize("args", [["--help"], ["redundant", "--help"], ["show", "@1"]])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--help"],
+        ["redundant", "--help"],
+        ["show", "@1"],
+        ["redundant"],
+        ["redundant", "-f", "jsonl"],
+        ["redundant", "-f", "csv", "-o", "-"],
+        ["loops", "-f", "csv"],
+        ["check", "--max-redundant", "0"],
+        ["report", "-f", "json"],
+    ],
+)
 def test_output_into_a_full_device_is_one_line(args: list[str], sample_workdir: Path) -> None:
-    """Writing where nothing fits (a full disk) is E-IO-003 in one line, exit 2, for the
-    help as for a command's output."""
+    """Writing where nothing fits (a full disk) is E-IO-003 in one line, exit 2, naming
+    standard output as `-o FILE` names its file, for the help as for a command's output,
+    written by Python or by DuckDB (was the system's `[Errno 28] No space left on device`,
+    or DuckDB's `IO Error: Async write failed … "/dev/fd/1" …`)."""
     with open("/dev/full", "w") as full:
         proc = subprocess.run(
-            [sys.executable, "-m", "mur_trace", *args, "--workdir", str(sample_workdir)]
-            if args[0] == "show"
-            else [sys.executable, "-m", "mur_trace", *args],
+            [sys.executable, "-m", "mur_trace", *args]
+            + ([] if "--help" in args else ["--workdir", str(sample_workdir)]),
             stdout=full,
             stderr=subprocess.PIPE,
             text=True,
         )
     assert proc.returncode == 2
-    assert proc.stderr.splitlines() == ["error[E-IO-003]: [Errno 28] No space left on device"]
+    assert proc.stderr.splitlines() == [
+        "error[E-IO-003]: cannot write standard output: No space left on device"
+    ]
 
 
 @pytest.mark.parametrize("args", [["--help"], ["redundant", "--help"]])
