@@ -47,6 +47,7 @@ from .load import (
     file_problem,
     load_traces,
     plain,
+    strict_error,
     trace_warnings,
 )
 from .sessions import (
@@ -678,10 +679,11 @@ def _ingest(
                 "INSERT OR REPLACE INTO catalog_meta VALUES ($key, 'true')", {"key": IN_ORDER_KEY}
             )
         _refuse_to_lose(db, report.skipped, with_events)
-        left_out = report.skipped or (report.warnings if strict else [])
-        if left_out and (strict or len(report.skipped) == len(files)):
-            first = left_out[0]
-            raise MurTraceError(first.code, first.message + (" (--strict)" if strict else ""))
+        refused = strict_error(report.skipped, report.warnings) if strict else None
+        if refused is not None:
+            raise refused
+        if report.skipped and len(report.skipped) == len(files):
+            raise MurTraceError(report.skipped[0].code, report.skipped[0].message)
         # when every trace the catalog held was looked at (else one rewritten before this
         # ingest, under a directory it did not read, would pass for unchanged next time)
         looked_at = set(files) - {s.trace_path for s in report.skipped} | set(gone)

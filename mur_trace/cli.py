@@ -48,7 +48,7 @@ from .errors import (
     cut_short,
     visible,
 )
-from .load import POLICIES, RULES, Skipped, TraceWarning, rule_doc
+from .load import POLICIES, RULES, Skipped, TraceWarning, rule_doc, strict_error
 from .render import (
     DocFormat,
     Format,
@@ -473,14 +473,15 @@ def _rules(
 
 
 def _notify(skipped: list[Skipped], warnings: list[TraceWarning], strict: bool = False) -> None:
-    """Name each trace left out or read in part on stderr; with `strict`, fail on the first."""
+    """Name each trace left out or read in part on stderr; with `strict`, fail on the first
+    instead, in one line (before, each was named as skipped first)."""
+    refused = strict_error(skipped, warnings) if strict else None
+    if refused is not None:
+        raise refused
     for left_out in skipped:
         typer.echo(f"warning[{left_out.code}]: {visible(left_out.message)} (skipped)", err=True)
     for warning in warnings:
         typer.echo(f"warning[{warning.code}]: {visible(warning.message)}", err=True)
-    if strict and (skipped or warnings):
-        first = (skipped or warnings)[0]
-        raise MurTraceError(first.code, f"{first.message} (--strict)")
 
 
 def _load(
@@ -887,10 +888,15 @@ def report(
             require_readable=False,
             format_in=format_in,
         )
+        if strict:  # a trace not read whole, before what is left of the others is reported
+            _notify(trace.skipped, trace.warnings, strict)
         result = trace.report()  # when nothing complete is left, its error says so
+        refused = strict_error(result.skipped, []) if strict else None
+        if refused is not None:  # an incomplete session, before the note that counts them
+            raise refused
         if result.incomplete:
             typer.echo(skipped_note(len(result.incomplete)), err=True)
-        _notify(result.skipped, trace.warnings, strict)
+        _notify(result.skipped, trace.warnings)
         data = report_data(result, _report_source(paths, workdir, db, sessions or []))
         _print(report_text(data) if fmt is DocFormat.text else json_document(data))
 

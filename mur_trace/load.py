@@ -825,6 +825,22 @@ def _noted(con: duckdb.DuckDBPyConnection, column: str, columns: str) -> list[tu
     return rows.select(columns).fetchall()
 
 
+#: How queries/load/traces.sql's warning of a torn last line ends: the rest is analysed.
+ANALYSED_WITHOUT_IT = "; the lines before it are analysed"
+
+
+def strict_error(skipped: list[Skipped], warnings: list[TraceWarning]) -> MurTraceError | None:
+    """What `--strict` fails with: the first trace left out, else the first read in part,
+    whose warning then says what is wrong with it and not that the rest is analysed, as
+    nothing is; None when every trace was read whole."""
+    if skipped:
+        return MurTraceError(skipped[0].code, f"{skipped[0].message} (--strict)")
+    if warnings:
+        what = warnings[0].message.removesuffix(ANALYSED_WITHOUT_IT)
+        return MurTraceError(warnings[0].code, f"{what} (--strict)")
+    return None
+
+
 def trace_warnings(con: duckdb.DuckDBPyConnection) -> list[TraceWarning]:
     """The traces of `traces` analysed with a warning (a torn last line left out)."""
     return [TraceWarning(p, E_TRC_001, m) for p, m in _noted(con, "warning", "trace_path, warning")]

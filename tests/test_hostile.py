@@ -533,6 +533,15 @@ def test_a_torn_last_line_is_a_warning_and_the_lines_before_are_analysed(tmp_pat
     assert [r.split(",", 2)[2] for r in result.stdout.splitlines()[1:]] == [
         r.split(",", 2)[2] for r in findings_csv(str(whole))
     ]
+    # `--strict` fails on it in one line, which does not say the lines before are
+    # analysed, since nothing is (before: the warning, then that sentence + `(--strict)`)
+    db = str(tmp_path / "c.duckdb")
+    for command in (["redundant"], ["report"], ["ingest", "--db", db]):
+        strict = runner.invoke(app, [*command, str(torn), "--strict"])
+        assert (strict.exit_code, strict.stdout) == (2, "")
+        assert strict.stderr == (
+            f"error[E-TRC-001]: {torn}:4: last line is incomplete (torn write) (--strict)\n"
+        )
     # the same bad line with a newline after it is no torn write
     (torn).write_bytes(torn.read_bytes() + b"\n")
     result = runner.invoke(app, ["redundant", str(torn)])
@@ -575,11 +584,11 @@ def test_good_sessions_get_their_own_answer_and_bad_ones_are_named(tmp_path: Pat
         "warning[E-IO-001",
     ]
     assert all(str(trace) in line for trace, line in zip(bad, named, strict=True))
+    # `--strict`: one line, the first of them (before, each was named as skipped first)
     for command in (["redundant"], ["loops"], ["report"], ["check", "--max-redundant", "99"]):
         strict = runner.invoke(app, [*command, "--workdir", workdir, "--strict"])
-        assert strict.exit_code == 2
-        assert strict.stderr.splitlines()[-1].startswith("error[E-TRC-001]: ")
-        assert strict.stderr.splitlines()[-1].endswith("(--strict)")
+        assert (strict.exit_code, strict.stdout) == (2, "")
+        assert strict.stderr == f"{named[0].replace('warning', 'error', 1)[:-9]}(--strict)\n"
 
 
 def test_duckdb_progress_bar_never_reaches_the_output(sample_workdir: Path, tmp_path: Path) -> None:
