@@ -8,8 +8,8 @@ an input is that input), nor a directory it did not create itself. A refusal is 
 
 A file a command writes (`-o`) is written beside it and moved in when complete: a command
 killed or failed midway leaves the file as it was, never empty or cut. What a rename would
-not keep (a device, a pipe, a hard link, another user's file) is written in place, as `open`
-writes it (see `replaced_file`).
+not keep (a hard link, another user's file) gets the finished text copied over it, never
+emptied first; a device or a pipe is written as `open` writes it (see `replaced_file`).
 
 Directories a command fills (`export`'s dataset, `synth`'s output) are written beside
 their destination first and moved into it when complete; a destination that already
@@ -20,6 +20,7 @@ wrote them, and then only the parts it writes are replaced.
 from __future__ import annotations
 
 import contextlib
+import io
 import json
 import os
 import secrets
@@ -283,26 +284,28 @@ def replaced_directory(
         shutil.rmtree(staging, ignore_errors=True)
 
 
-def _in_place(real: Path) -> bool:
-    """Whether the resolved output `real` is written where it is rather than replaced: what
-    `open` reaches but a rename would not keep.
-
-    A device, a pipe, a file another name shares (a hard link would keep the old text), a
-    file of another user (it would become ours), a file we may not write (a rename beside
-    it would still succeed), and a link that resolves to no end (a loop: `open` says why).
-    """
+def _streamed(real: Path) -> bool:
+    """Whether the resolved output `real` is written as `open` writes it, as it comes: a
+    device, a pipe (what is already there is no file's text), and a link that resolves to
+    no end (a loop: `open` says why)."""
     if real.is_symlink():
         return True
+    try:
+        return not stat.S_ISREG(os.stat(real).st_mode)
+    except OSError:
+        return False
+
+
+def _in_place(real: Path) -> bool:
+    """Whether the resolved output `real`, a file, is written where it is rather than
+    replaced: what a rename would not keep. A file another name shares (a hard link would
+    keep the old text), a file of another user (it would become ours), a file we may not
+    write (a rename beside it would still succeed)."""
     try:
         st = os.stat(real)
     except OSError:
         return False
-    return (
-        not stat.S_ISREG(st.st_mode)
-        or st.st_nlink > 1
-        or st.st_uid != os.geteuid()
-        or not os.access(real, os.W_OK)
-    )
+    return st.st_nlink > 1 or st.st_uid != os.geteuid() or not os.access(real, os.W_OK)
 
 
 #: Names of a descriptor this process holds, and its number (None: the number named).
@@ -349,11 +352,13 @@ def replaced_file(target: PathLike, mode: str, **options: Any) -> Iterator[IO[An
     replaced). A descriptor the process holds (`/dev/stdout`, `/dev/fd/N`, a link to one) is
     written through, as the shell opened it (appending, if it appends).
 
-    Written in place instead, as `open` writes: what a rename would not keep (see
-    `_in_place`: devices, pipes, hard links, another user's file, a file we may not write),
-    a file whose directory takes no new file, and a file the system will not let a rename
-    replace (one mounted on its own, one in a directory whose sticky bit keeps it from us):
-    there, the finished text is copied over it.
+    Kept where it is instead: what a rename would not keep (see `_in_place`: a hard link,
+    another user's file, a file we may not write), a file whose directory takes no new
+    file (no permission, no inode left), and a file the system will not let a rename
+    replace (one mounted on its own, one in a directory whose sticky bit keeps it from
+    us). There the finished text is copied over it (`_copy_over`): a writer that fails or
+    a device too full for the text leaves it as it was, not empty or cut. A device or a
+    pipe is written as `open` writes it.
     """
     descriptor = _descriptor(target)
     if descriptor is not None:
@@ -361,18 +366,18 @@ def replaced_file(target: PathLike, mode: str, **options: Any) -> Iterator[IO[An
             yield out
         return
     real = Path(_real(target))
-    if _in_place(real):
+    if _streamed(real):
         with open(target, mode, **options) as out:
             yield out
         return
-    temporary = real.with_name(f".{real.name}.{os.getpid()}.{secrets.token_hex(4)}")
-    try:
-        # 0o666 less the umask, as `open` makes a file
-        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-    except OSError:
-        with open(target, mode, **options) as out:
+    made = None if _in_place(real) else _beside(real)
+    if made is None:
+        with _spooled(mode, options) as (out, finished):
             yield out
+            out.flush()
+            _copy_over(finished, real)
         return
+    temporary, fd = made
     try:
         with contextlib.suppress(OSError):  # the old file's permissions before any text
             os.fchmod(fd, stat.S_IMODE(os.stat(real).st_mode))
@@ -381,9 +386,68 @@ def replaced_file(target: PathLike, mode: str, **options: Any) -> Iterator[IO[An
         try:
             os.replace(temporary, real)
         except OSError:
-            shutil.copyfile(temporary, real)
+            with open(temporary, "rb") as finished:
+                _copy_over(finished, real)
             os.unlink(temporary)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(temporary)
         raise
+
+
+def _beside(real: Path) -> tuple[Path, int] | None:
+    """A new empty file beside `real` (hidden, named after it, no longer than a name may
+    be: a name near the limit made a longer one, which failed) and its descriptor, or None
+    where its directory takes no new file."""
+    tail = f".{os.getpid()}.{secrets.token_hex(4)}"
+    # 255 bytes is the longest name Linux, macOS and Windows' file systems take
+    name = os.fsencode(real.name)[: 255 - 1 - len(tail)]
+    temporary = real.with_name(f".{os.fsdecode(name)}{tail}")
+    try:
+        # 0o666 less the umask, as `open` makes a file
+        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    except OSError:
+        return None
+    return temporary, fd
+
+
+@contextlib.contextmanager
+def _spooled(mode: str, options: dict[str, Any]) -> Iterator[tuple[IO[Any], IO[bytes]]]:
+    """A stream to write the text of `mode` and `options` to, kept in memory (on disk past
+    64 MB), and the bytes it holds."""
+    with tempfile.SpooledTemporaryFile(max_size=64 << 20) as spool:
+        if "b" in mode:
+            yield spool, spool  # type: ignore[misc]
+            return
+        text = io.TextIOWrapper(spool, **options)  # type: ignore[arg-type]
+        try:
+            yield text, spool  # type: ignore[misc]
+        finally:
+            text.flush()
+            text.detach()  # the spool stays open for the copy
+
+
+def _copy_over(finished: IO[bytes], target: Path) -> None:
+    """The finished text `finished` copied over the file `target`, which keeps its name,
+    links, owner and place: written over its old bytes from the start and cut to its length
+    at the end, never emptied first. The room it needs beyond the old file's size is taken
+    first (`posix_fallocate`), so that a device too full for it fails before a byte of the
+    old file changes (before, the file was emptied, then cut where the device filled up)."""
+    size = finished.seek(0, os.SEEK_END)
+    finished.seek(0)
+    # not truncated: the old text stays until replaced (a file not there yet is made, as
+    # `open` makes it, and says why it cannot be)
+    fd = os.open(target, os.O_WRONLY | os.O_CREAT, 0o666)
+    try:
+        old = os.fstat(fd).st_size
+        if size > old:
+            try:
+                os.posix_fallocate(fd, old, size - old)
+            except OSError:
+                os.ftruncate(fd, old)  # whatever the call took before it failed
+                raise
+        with open(fd, "wb", closefd=False) as out:
+            shutil.copyfileobj(finished, out)
+        os.ftruncate(fd, size)
+    finally:
+        os.close(fd)

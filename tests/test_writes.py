@@ -349,6 +349,84 @@ def test_an_output_no_rename_can_replace_is_copied_over(
     assert sorted(p.name for p in tmp_path.iterdir()) == ["mounted.txt", "wd"]
 
 
+def test_an_output_named_near_the_longest_name_is_replaced_whole(
+    tmp_path: Path, workdir: Path, monkeypatch
+) -> None:
+    """A name of 244 bytes made a temporary name beside it past 255, which failed, and the
+    file was then written in place: emptied at once, so a writer that failed (a file size
+    limit, a full device) left it empty. The temporary name is cut to fit: the file is
+    replaced whole, or left as it was."""
+    out = tmp_path / ("r" * 240 + ".csv")
+    out.write_text("precious\n")
+
+    def failed_midway(rel, fmt, stream, *args, **kwargs):
+        stream.write("session_id,trace_path\n")
+        raise OSError(27, "File too large")
+
+    monkeypatch.setattr("mur_trace.cli.write_rows", failed_midway)
+    args = ["redundant", "--workdir", str(workdir), "-f", "csv", "-o", str(out)]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 2 and "File too large" in result.stderr
+    assert out.read_text() == "precious\n"
+    monkeypatch.undo()
+    assert runner.invoke(app, args).exit_code == 0
+    assert len(out.read_text().splitlines()) == 20  # the header, 19 findings
+    assert sorted(p.name for p in tmp_path.iterdir()) == [out.name, "wd"]
+
+
+def test_an_output_whose_directory_takes_no_new_file_is_copied_over_when_finished(
+    tmp_path: Path, workdir: Path, monkeypatch
+) -> None:
+    """No temporary file beside the output (a directory we may not add to, no inode left):
+    the file was opened in place at once, emptied, and a writer that failed left it empty
+    or cut. Now the text is finished first, then copied over it; a device too full for it
+    fails before a byte of the old file changes."""
+    out = tmp_path / "findings.csv"
+    out.write_text("precious\n")
+    monkeypatch.setattr("mur_trace.writes._beside", lambda real: None)
+    args = ["redundant", "--workdir", str(workdir), "-f", "csv", "-o", str(out)]
+
+    def failed_midway(rel, fmt, stream, *args, **kwargs):
+        stream.write("session_id,trace_path\n")
+        raise OSError(27, "File too large")
+
+    with monkeypatch.context() as m:
+        m.setattr("mur_trace.cli.write_rows", failed_midway)
+        assert runner.invoke(app, args).exit_code == 2
+    assert out.read_text() == "precious\n"
+
+    def full(fd, offset, length):
+        raise OSError(28, "No space left on device")
+
+    with monkeypatch.context() as m:
+        m.setattr("mur_trace.writes.os.posix_fallocate", full)
+        result = runner.invoke(app, args)
+    assert result.stderr == f"error[E-IO-003]: cannot write {out}: No space left on device\n"
+    assert out.read_text() == "precious\n"
+    # written: the whole text, in the same file; then a shorter one, cut to its length
+    inode = out.stat().st_ino
+    assert runner.invoke(app, args).exit_code == 0
+    assert len(out.read_text().splitlines()) == 20 and out.stat().st_ino == inode
+    assert runner.invoke(app, [*args[:-4], "-f", "jsonl", "-o", str(out)]).exit_code == 0
+    assert len(out.read_text().splitlines()) == 19 and out.read_text().startswith("{")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["findings.csv", "wd"]
+
+
+def test_an_output_with_a_second_name_stopped_midway_keeps_its_text(tmp_path: Path) -> None:
+    """A hard-linked output is written in place: a writer stopped midway left both names
+    empty (it was opened with `open(path, "w")`); the text is now copied over it finished."""
+    out, other = tmp_path / "out.txt", tmp_path / "other.txt"
+    out.write_text("precious\n")
+    os.link(out, other)
+    with pytest.raises(KeyboardInterrupt), replaced_file(out, "w", encoding="utf-8") as stream:
+        stream.write("half")
+        raise KeyboardInterrupt
+    assert other.read_text() == "precious\n"
+    with replaced_file(out, "w", encoding="utf-8", newline="") as stream:
+        stream.write("é\r\n")
+    assert other.read_bytes() == "é\r\n".encode() and out.stat().st_ino == other.stat().st_ino
+
+
 def test_a_replaced_directory_is_written_through_a_link(tmp_path: Path) -> None:
     # as `spark --output` writes: the link stays and the directory it names is filled
     real = tmp_path / "real"
