@@ -11,10 +11,12 @@ annotation strings made that 11 ms of every command (4.5 ms so).
 
 import contextlib
 import copy
+import io
 import math
 import os
 import re
 import signal
+import stat
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -41,6 +43,7 @@ from .effects import read_effects
 from .errors import (
     E_INTERRUPTED,
     E_IO_003,
+    E_IO_004,
     E_TERMINATED,
     E_TRC_002,
     E_USAGE,
@@ -515,9 +518,14 @@ def _guard(
     effects: Path | None = None,
 ) -> list[Path | None]:
     """Refuse, before any work, an output that would write over an input (E-IO-004); return
-    the inputs, for the writers that check again what they create."""
+    the inputs, for the writers that check again what they create. No `output` is standard
+    output: when the shell opened an input for it (`mur-trace redundant t.jsonl >> t.jsonl`:
+    a trace, the catalog, the effects file) it is refused too (before, the trace was
+    appended to); any other file it opened is written, wherever it lies."""
     inputs: list[Path | None] = [*(paths or ([] if db else [workdir])), db, effects]
-    if output is not None:
+    if output is None:
+        _refuse_stdout_into(inputs, paths, workdir, db)
+    else:
         known = list((_source(workdir, db).known or {}).values())
         try:
             # an existing output is compared, as a file, with every trace the inputs hold
@@ -527,6 +535,37 @@ def _guard(
         except OSError as exc:  # a name too long, a directory we may not look in
             raise cannot_write(output, exc) from None
     return inputs
+
+
+def _refuse_stdout_into(
+    inputs: list[Path | None],
+    paths: list[Path] | None,
+    workdir: Path,
+    db: Path | None,
+    catalog: Path | None = None,
+) -> None:
+    """E-IO-004 when standard output is a file the command reads or writes: one of `inputs`
+    (read from the catalog `db`), a trace they hold, or the `catalog` it writes (compared as
+    files, by device and inode)."""
+    try:
+        st = os.fstat(sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError, io.UnsupportedOperation):
+        return
+    if not stat.S_ISREG(st.st_mode):  # a terminal, a pipe: the common case, one call
+        return
+    known = list((_source(workdir, db).known or {}).values())
+    traces = known if db is not None else discover(paths, workdir)
+    for given in [*inputs, catalog, *traces]:
+        if given is None:
+            continue
+        with contextlib.suppress(OSError):
+            there = os.stat(given)
+            if (there.st_dev, there.st_ino) == (st.st_dev, st.st_ino):
+                what = "input trace" if os.fspath(given) in map(os.fspath, traces) else "input"
+                what = "catalog" if given is catalog else what
+                raise MurTraceError(
+                    E_IO_004, f"refusing to write standard output: it is the {what} {given}"
+                )
 
 
 @contextlib.contextmanager
@@ -713,6 +752,7 @@ def check(
         )
     rules = _rules(rule, no_rule, policy, effects)
     with _errors():
+        _guard(None, paths, workdir, db, effects)
         trace = summarise(
             paths, workdir=workdir, db=db, policy=policy.value, rules=rules, effects=effects,
             format_in=format_in,
@@ -751,6 +791,7 @@ def show(
     rules = _rules(rule, no_rule, policy, effects)
     with _errors():
         path = _resolve(session, _source(workdir, db))
+        _guard(None, [path], workdir, db, effects)
         trace = _load([path], workdir, policy.value, rules, effects, db, format_in=format_in)
         data = show_data(trace.show())
         _print(show_text(data) if fmt is DocFormat.text else json_document(data))
@@ -770,6 +811,7 @@ def steps(
     """One row per inference turn: decision, tool, duration of its first call."""
     with _errors():
         path = _resolve(session, _source(workdir, db))
+        _guard(None, [path], workdir, db)
         trace = _load([path], workdir, db=db, format_in=format_in)
         session_id = trace.sessions.select("session_id").fetchall()[0][0]
         data = steps_data(session_id, trace.steps())
@@ -814,6 +856,7 @@ def diff(
                 f"{before} and {after} are sessions of one file, {a}, which diff compares "
                 "whole: name sessions of two files",
             )
+        _guard(None, [a, b], workdir, db, effects)
         trace = load(
             [a, b],
             workdir=workdir,
@@ -878,6 +921,7 @@ def report(
         )  # fmt: skip
         if db is not None and not sessions and last is None and since is None:
             paths = None  # the whole catalog is every trace it holds, named or not
+        _guard(None, paths, workdir, db, effects)
         trace = summarise(
             paths,
             workdir=workdir,
@@ -963,6 +1007,9 @@ def ingest(
     from .catalog import ingest as ingest_traces
 
     with _errors():
+        # its catalog, which it writes, is no more standard output than an input is
+        home = workdir or DEFAULT_WORKDIR
+        _refuse_stdout_into(paths or [home], paths, home, None, catalog=db)
         report = ingest_traces(
             db,
             paths,

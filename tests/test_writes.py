@@ -300,6 +300,51 @@ def test_an_output_the_shell_appends_to_keeps_what_it_held(tmp_path: Path, workd
         assert result.exit_code == 2 and result.stderr.startswith("error[E-IO-003]: "), target
 
 
+def test_standard_output_into_an_input_is_refused(tmp_path: Path, workdir: Path) -> None:
+    """`mur-trace redundant t.jsonl >> t.jsonl` appended the findings to the trace (`-o
+    /dev/stdout >> t.jsonl` was refused): standard output that is an input (a trace, an
+    effects file, the catalog read, the catalog ingest writes) is refused for every command,
+    before any output; another file is written, even one inside the workdir."""
+    trace = sorted(workdir.glob("ses_*/trace.jsonl"))[0]
+    before = trace.read_bytes()
+    effects = tmp_path / "effects.toml"
+    effects.write_text("")
+    db = tmp_path / "c.duckdb"
+    assert runner.invoke(app, ["ingest", "--db", str(db), "--workdir", str(workdir)]).exit_code == 0
+    mur = shlex.join([sys.executable, "-m", "mur_trace"])
+    cases = {
+        f"redundant {trace}": trace,
+        f"loops {trace}": trace,
+        f"show {trace}": trace,
+        f"steps {trace}": trace,
+        f"report {trace}": trace,
+        f"check {trace} --max-redundant 0": trace,
+        f"redundant --workdir {workdir}": trace,
+        f"diff {trace} {trace}": trace,
+        f"ingest --db {tmp_path / 'other.duckdb'} {trace}": trace,
+        f"redundant --workdir {workdir} --policy context --effects {effects}": effects,
+        f"report --db {db}": db,
+        f"ingest --db {db} --workdir {workdir}": db,
+    }
+    for args, target in cases.items():
+        done = subprocess.run(
+            ["sh", "-c", f"{mur} {args} >> {shlex.quote(str(target))}"],
+            capture_output=True,
+            text=True,
+        )
+        what = "input trace" if target == trace else "catalog" if "ingest" in args else "input"
+        assert (done.returncode, done.stderr) == (
+            2,
+            f"error[E-IO-004]: refusing to write standard output: it is the {what} {target}\n",
+        ), args
+    assert trace.read_bytes() == before and effects.read_text() == ""
+    inside = workdir / "findings.txt"
+    done = subprocess.run(
+        ["sh", "-c", f"{mur} redundant --workdir {workdir} > {shlex.quote(str(inside))}"]
+    )
+    assert done.returncode == 0 and inside.read_text().endswith(TOTAL + "\n")
+
+
 def test_a_file_under_dev_is_replaced_whole_as_any_file() -> None:
     # /dev/shm holds ordinary files: a writer stopped midway leaves one as it was
     if not os.path.isdir("/dev/shm") or not os.access("/dev/shm", os.W_OK):
