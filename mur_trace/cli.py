@@ -91,6 +91,7 @@ from .trace import BIGINT_MAX, Trace
 from .writes import (
     cannot_write,
     check_duckdb_name,
+    check_overwrite,
     check_target,
     owned_directory,
     replaced_file,
@@ -532,6 +533,7 @@ def _guard(
             exists = output.exists()
             files = known if db is not None or not exists else discover(paths, workdir)
             check_target(output, [*inputs, *known], files=files)
+            check_overwrite(output)
         except OSError as exc:  # a name too long, a directory we may not look in
             raise cannot_write(output, exc) from None
     return inputs

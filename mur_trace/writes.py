@@ -284,6 +284,40 @@ def replaced_directory(
         shutil.rmtree(staging, ignore_errors=True)
 
 
+def check_overwrite(target: PathLike) -> None:
+    """Refuse (E-IO-004) to write over an existing file that holds what no output of ours
+    does: an agent's session log (its first line says so: `formats.recognise`) or a DuckDB
+    database (a catalog may hold the only copy of what it ingested), inputs of this command
+    or not. `-o another_session/trace.jsonl` replaced that session's trace, and `-o
+    old.duckdb` a catalog, with findings. Two reads of the file's start; nothing for a file
+    that is not there, not regular, or not readable."""
+    from .formats import option_name, recognise
+
+    shell_opened = _descriptor(target)
+    if shell_opened is not None:  # written through, as the shell opened it: never emptied
+        os.close(shell_opened)
+        return
+    try:
+        if not stat.S_ISREG(os.stat(target).st_mode):  # a pipe would block a reader
+            return
+        with open(target, "rb") as f:
+            head = f.read(12)
+    except OSError:
+        return
+    if head[8:12] == b"DUCK":
+        what = "a DuckDB database"
+    else:
+        kind = recognise(target)
+        if kind is None:
+            return
+        what = "a Murmur trace" if kind == "murmur" else f"a {option_name(kind)} session log"
+    raise MurTraceError(
+        E_IO_004,
+        f"refusing to write {os.fspath(target)}: it is {what}, not an output of mur-trace "
+        "(remove it first to write there)",
+    )
+
+
 def _streamed(real: Path) -> bool:
     """Whether the resolved output `real` is written as `open` writes it, as it comes: a
     device, a pipe (what is already there is no file's text), and a link that resolves to

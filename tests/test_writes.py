@@ -345,6 +345,43 @@ def test_standard_output_into_an_input_is_refused(tmp_path: Path, workdir: Path)
     assert done.returncode == 0 and inside.read_text().endswith(TOTAL + "\n")
 
 
+def test_output_over_a_trace_or_a_database_that_is_no_input_is_refused(
+    tmp_path: Path, workdir: Path
+) -> None:
+    """`-o` replaced any file that is no input of the command: another session's trace
+    (run from inside it), an agent's log, a catalog (with its only copy of what it held).
+    Each is refused, left as it was; a file of earlier findings, JSON lines too, is
+    replaced."""
+    sessions = sorted(workdir.glob("ses_*"))
+    other = sessions[1] / "trace.jsonl"
+    claude = tmp_path / "claude.jsonl"
+    claude.write_text('{"type":"user","sessionId":"s","message":{"role":"user","content":"x"}}\n')
+    db = tmp_path / "c.duckdb"
+    duckdb.connect(str(db)).close()
+    for target, what in (
+        (other, "a Murmur trace"),
+        (claude, "a claude-code session log"),
+        (db, "a DuckDB database"),
+    ):
+        before = target.read_bytes()
+        result = runner.invoke(
+            app, ["redundant", str(sessions[0]), "-f", "jsonl", "-o", str(target)]
+        )
+        assert (result.exit_code, result.stderr) == (
+            2,
+            f"error[E-IO-004]: refusing to write {target}: it is {what}, not an output of "
+            "mur-trace (remove it first to write there)\n",
+        )
+        assert target.read_bytes() == before
+    earlier = tmp_path / "findings.jsonl"
+    for _ in range(2):
+        result = runner.invoke(
+            app, ["redundant", str(sessions[0]), "-f", "jsonl", "-o", str(earlier)]
+        )
+        assert result.exit_code == 0, result.output
+    assert json.loads(earlier.read_text().splitlines()[0])["session_id"] == sessions[0].name
+
+
 def test_a_file_under_dev_is_replaced_whole_as_any_file() -> None:
     # /dev/shm holds ordinary files: a writer stopped midway leaves one as it was
     if not os.path.isdir("/dev/shm") or not os.access("/dev/shm", os.W_OK):
