@@ -303,8 +303,17 @@ def _remove(cat: duckdb.DuckDBPyConnection, paths: list[str], tables: Iterable[s
 
 def _check_ours(db: Path, rebuild: bool) -> None:
     """Before a catalog is opened for writing: a DuckDB file that is not a mur-trace
-    catalog is refused (read read-only, never written), with or without `rebuild`."""
+    catalog is refused (read read-only, never written), with or without `rebuild`. So is a
+    new catalog beside a file named as its write-ahead log (`c.duckdb.wal`), which DuckDB
+    would delete as it creates the catalog."""
     if not db.is_file() or db.stat().st_size == 0:
+        wal = f"{db}.wal"
+        if os.path.lexists(wal):
+            raise MurTraceError(
+                E_IO_004,
+                f"refusing to write the catalog {db}: {wal} is there, which DuckDB would "
+                "delete as it creates the catalog (move it first)",
+            )
         return  # created by this ingest
     try:
         con = _connect(db, read_only=True)

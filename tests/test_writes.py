@@ -534,6 +534,26 @@ def foreign_database(path: Path) -> Path:
     return path
 
 
+def test_a_new_catalog_beside_a_file_named_as_its_log_is_refused(
+    tmp_path: Path, workdir: Path
+) -> None:
+    """DuckDB deletes `c.duckdb.wal` as it creates `c.duckdb`: a file of that name (someone's
+    notes, another database's log) was lost to an ingest. Refused; once moved, the catalog
+    is made."""
+    db, wal = tmp_path / "c.duckdb", tmp_path / "c.duckdb.wal"
+    wal.write_text("my notes\n")
+    result = runner.invoke(app, ["ingest", "--db", str(db), "--workdir", str(workdir)])
+    assert (result.exit_code, result.stderr) == (
+        2,
+        f"error[E-IO-004]: refusing to write the catalog {db}: {wal} is there, which DuckDB "
+        "would delete as it creates the catalog (move it first)\n",
+    )
+    assert wal.read_text() == "my notes\n" and not db.exists()
+    wal.rename(tmp_path / "notes.txt")
+    assert runner.invoke(app, ["ingest", "--db", str(db), "--workdir", str(workdir)]).exit_code == 0
+    assert runner.invoke(app, ["ingest", "--db", str(db), "--workdir", str(workdir)]).exit_code == 0
+
+
 @pytest.mark.parametrize("rebuild", [True, False])
 def test_a_database_that_is_not_a_catalog_is_never_written(
     tmp_path: Path, workdir: Path, rebuild: bool
