@@ -1140,6 +1140,20 @@ MasterOpt = Annotated[
 ]
 
 
+def _spark() -> Any:  # noqa: ANN401  (the module, imported here: pyspark is an extra)
+    """mur_trace.spark, for the command line. py4j logs what goes wrong to Python's root
+    logger, which then prints it: an interrupt while Spark works (Spark's own handler
+    calls Java again from inside a call) printed four tracebacks before the one line that
+    says so. Given a handler of its own, the root logger prints nothing: the command line
+    says what failed itself."""
+    import logging
+
+    logging.getLogger().addHandler(logging.NullHandler())
+    from . import spark
+
+    return spark
+
+
 @spark_app.command("redundant")
 def spark_redundant(
     export_dir: ExportArg,
@@ -1153,7 +1167,7 @@ def spark_redundant(
     """Find the redundant calls of an export's sessions with Spark; write them as Parquet."""
     rules = _rules(rule, no_rule, policy, effects)
     with _errors():
-        from . import spark
+        spark = _spark()
 
         detection = spark.Detection.redundant(policy.value, rules, effects)
         rows = spark.run(export_dir, output, detection, master, inputs=[effects])
@@ -1174,7 +1188,7 @@ def spark_loops(
 ) -> None:
     """Find the loops of an export's sessions with Spark; write them as Parquet."""
     with _errors():
-        from . import spark
+        spark = _spark()
 
         rows = spark.run(export_dir, output, spark.Detection.loops(window), master)
         _print(f"{output}: {rows:,} findings\n")

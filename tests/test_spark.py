@@ -283,6 +283,21 @@ def test_a_run_says_nothing_on_stderr(sample_export: Path, tmp_path: Path) -> No
     assert result.stdout == f"{tmp_path / 'out'}: 19 findings\n"
 
 
+def test_what_py4j_logs_is_not_printed_by_the_command_line() -> None:
+    """py4j logs its failures to Python's root logger, which printed them: Ctrl-C while
+    Spark worked (`timeout -s INT 8 mur-trace spark redundant …`) printed four tracebacks
+    (`ERROR:root:Exception while sending command.`, Spark's handler calling Java from inside
+    a call) before `error[E-CLI-130]: interrupted`, 3 runs of 3. The command line's Spark
+    gives the root logger a handler of its own, which prints nothing (py4j logs as here)."""
+    script = (
+        "from mur_trace.cli import _spark; _spark(); import logging\n"
+        "try:\n    raise RuntimeError('reentrant call')\n"
+        "except RuntimeError:\n    logging.exception('Exception while sending command.')"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert (done.returncode, done.stderr) == (0, "")
+
+
 def test_a_directory_that_is_no_export_is_one_line(session, tmp_path: Path) -> None:
     command = ["spark", "redundant", str(tmp_path / "nowhere"), "-o", str(tmp_path / "out")]
     assert _one_error_line(runner.invoke(app, command)) == (
