@@ -59,7 +59,7 @@ from .sessions import (
     trace_key,
     trace_keys,
 )
-from .writes import check_duckdb_name, check_target
+from .writes import check_duckdb_name, check_target, signals_after
 
 #: Version of the catalog's tables. A catalog of an older version must be rebuilt.
 SCHEMA_VERSION = 6  # 2: traces.warning (torn last lines); 3: traces.format, events.cwd and
@@ -719,12 +719,15 @@ def _ingest(
         _roll_back(cat, db, created)
         raise
     finally:
-        for con in (cat, mem):
-            if con is not None:
-                with contextlib.suppress(duckdb.Error):
-                    con.close()
-        if staging is not None:
-            shutil.rmtree(staging, ignore_errors=True)
+        # Ctrl-C held back meanwhile: one that landed in a close (a checkpoint) left the
+        # staging directory, Parquet copies of the traces, behind (2 runs of 16)
+        with signals_after():
+            for con in (cat, mem):
+                if con is not None:
+                    with contextlib.suppress(duckdb.Error):
+                        con.close()
+            if staging is not None:
+                shutil.rmtree(staging, ignore_errors=True)
     return report
 
 

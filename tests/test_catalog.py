@@ -1069,6 +1069,33 @@ def test_the_findings_of_a_catalog_hold_it_until_closed(
         assert subprocess.run(opens, capture_output=True, text=True).returncode == 0
 
 
+def test_ctrl_c_as_an_ingest_closes_its_databases_leaves_no_staging(
+    workdir: Path, tmp_path: Path, monkeypatch
+) -> None:
+    """Ctrl-C that landed while an ingest closed its databases (a checkpoint takes a while)
+    skipped the removal of its staging directory (Parquet copies of the traces), 2 runs of
+    16 late interrupts: it is held back until both are done, then acted on."""
+    import signal
+    import tempfile
+
+    import duckdb
+
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temporary))
+    close = duckdb.DuckDBPyConnection.close
+
+    def interrupted(con) -> None:
+        os.kill(os.getpid(), signal.SIGINT)  # Python acts on it at its next instruction
+        close(con)
+
+    monkeypatch.setattr(duckdb.DuckDBPyConnection, "close", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        ingest(tmp_path / "catalog.duckdb", workdir=workdir)
+    monkeypatch.undo()
+    assert list(temporary.iterdir()) == []
+
+
 def test_an_ingest_removes_what_a_killed_ingest_left(
     workdir: Path, tmp_path: Path, monkeypatch
 ) -> None:
