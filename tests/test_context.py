@@ -167,6 +167,15 @@ def test_check_is_a_ci_gate(sample_workdir: Path) -> None:
     assert tokens.exit_code == 1
     assert "context tokens 12170 > 10000" in tokens.stdout  # 7,590 + 3,165 + 1,415
     assert run("check", "--workdir", str(sample_workdir)).exit_code == 2  # no threshold
+    # a rate over the threshold prints over it: 1/3 against 0.333 (the reference findings
+    # of ...3dde, 2 of its 6 calls, and of ...7bbc, 3 of 9) was `0.333 > 0.333`
+    third = run("check", "--workdir", str(sample_workdir), "--max-rate", "0.333").stdout
+    assert third.splitlines()[:2] == [
+        "FAIL  ses_01a2173551a070028000000000003dde  redundant rate 0.333333 > 0.333",
+        "FAIL  ses_01a21795730070048000000000007bbc  redundant rate 0.333333 > 0.333",
+    ]
+    lower = run("check", "--workdir", str(sample_workdir), "--max-rate", "0.3").stdout
+    assert "  redundant rate 0.333 > 0.3\n" in lower
 
 
 def test_synth_is_deterministic_and_records_the_truth(tmp_path: Path) -> None:

@@ -29,8 +29,14 @@ judged AS (
         list_filter([
             CASE WHEN redundant_calls > $max_redundant
                 THEN 'redundant calls ' || redundant_calls || ' > ' || $max_redundant END,
+            -- three decimals, more when three would print it no higher than the threshold
+            -- (`redundant rate 0.333 > 0.333` was 1/3 against 0.333)
             CASE WHEN redundant_rate > $max_rate
-                THEN 'redundant rate ' || round(redundant_rate, 3) || ' > ' || $max_rate END,
+                THEN 'redundant rate ' || CASE
+                    WHEN round(redundant_rate, 3) > $max_rate THEN round(redundant_rate, 3)
+                    WHEN round(redundant_rate, 6) > $max_rate THEN round(redundant_rate, 6)
+                    ELSE redundant_rate
+                END || ' > ' || $max_rate END,
             CASE WHEN context_tokens > $max_context_tokens
                 THEN 'context tokens ' || context_tokens || ' > ' || $max_context_tokens END
         ], lambda v: v IS NOT NULL) AS violations
