@@ -336,7 +336,8 @@ def _errors() -> Iterator[None]:
     try:
         yield
     except MurTraceError as exc:
-        typer.echo(str(exc), err=True)
+        with contextlib.suppress(OSError):  # nowhere to say it: the exit status does
+            typer.echo(str(exc), err=True)
         raise typer.Exit(EXIT_ERROR) from None
     except (KeyboardInterrupt, duckdb.InterruptException):
         _interrupted()
@@ -462,18 +463,24 @@ def _rules(
                 f"unknown rule {name!r}; known: {', '.join(RULES)}", param_hint=flag
             )
     if wanted and policy.value == "reference":
-        typer.echo(
+        _warn(
             "warning: --rule and --no-rule choose the context policy's rules; the reference "
-            "policy has none, and ignores them (add --policy context)",
-            err=True,
+            "policy has none, and ignores them (add --policy context)"
         )
     if effects is not None and policy.value == "reference" and _readable_effects(effects):
-        typer.echo(
+        _warn(
             "warning: --effects declares effects for the context policy; the reference "
-            "policy reads only what tools declared, and ignores it (add --policy context)",
-            err=True,
+            "policy reads only what tools declared, and ignores it (add --policy context)"
         )
     return wanted
+
+
+def _warn(text: str) -> None:
+    """A warning on stderr. Where stderr takes nothing (full, closed), it is lost and the
+    command goes on: what it answers, and its exit status, do not depend on its warnings
+    (`check … 2>/dev/full` with a session skipped exited 2 where it passes)."""
+    with contextlib.suppress(OSError):
+        typer.echo(text, err=True)
 
 
 def _notify(skipped: list[Skipped], warnings: list[TraceWarning], strict: bool = False) -> None:
@@ -483,9 +490,9 @@ def _notify(skipped: list[Skipped], warnings: list[TraceWarning], strict: bool =
     if refused is not None:
         raise refused
     for left_out in skipped:
-        typer.echo(f"warning[{left_out.code}]: {visible(left_out.message)} (skipped)", err=True)
+        _warn(f"warning[{left_out.code}]: {visible(left_out.message)} (skipped)")
     for warning in warnings:
-        typer.echo(f"warning[{warning.code}]: {visible(warning.message)}", err=True)
+        _warn(f"warning[{warning.code}]: {visible(warning.message)}")
 
 
 def _load(
@@ -941,7 +948,7 @@ def report(
         if refused is not None:  # an incomplete session, before the note that counts them
             raise refused
         if result.incomplete:
-            typer.echo(skipped_note(len(result.incomplete)), err=True)
+            _warn(skipped_note(len(result.incomplete)))
         _notify(result.skipped, trace.warnings)
         data = report_data(result, _report_source(paths, workdir, db, sessions or []))
         _print(report_text(data) if fmt is DocFormat.text else json_document(data))

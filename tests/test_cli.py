@@ -361,6 +361,25 @@ def test_output_into_a_full_device_is_one_line(args: list[str], sample_workdir: 
     ]
 
 
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+def test_warnings_nowhere_to_go_change_no_answer(sample_workdir: Path, tmp_path: Path) -> None:
+    """A session skipped with a warning, stderr full: `check` passed (exit 0) but exited 2,
+    its verdict unprinted, as writing the warning failed. The warning is lost; the answer
+    and the exit status stand."""
+    workdir = tmp_path / "workdir"
+    shutil.copytree(sample_workdir, workdir)
+    bad = workdir / "ses_0000000000000000000000000000dead"
+    bad.mkdir()
+    (bad / "trace.jsonl").write_text('{"event_type":"session_start"}\nnot json\n')
+    with open("/dev/full", "w") as full:
+        done = subprocess.run(
+            [sys.executable, "-m", "mur_trace", "check", "--workdir", str(workdir),
+             "--max-redundant", "100"],
+            stdout=subprocess.PIPE, stderr=full, text=True,
+        )  # fmt: skip
+    assert (done.returncode, done.stdout) == (0, "ok: 7 sessions within the thresholds\n")
+
+
 @pytest.mark.parametrize("args", [["--help"], ["redundant", "--help"]])
 def test_help_into_a_pipe_closed_early_is_no_error(args: list[str]) -> None:
     command = [sys.executable, "-m", "mur_trace", *args]
