@@ -294,7 +294,8 @@ def file_problem(path: str, what: str = "trace file") -> Skipped | None:
     if not stat.S_ISREG(mode):
         return Skipped(path, E_IO_003, f"failed to read {shown}: not a regular file")
     if not os.access(path, os.R_OK):
-        return Skipped(path, E_IO_003, f"failed to read {shown}: permission denied")
+        # as the system says it (`strerror`) when it refuses the open itself
+        return Skipped(path, E_IO_003, f"failed to read {shown}: Permission denied")
     if shown != path:
         return Skipped(path, E_IO_003, f"failed to read {shown}: its name is not UTF-8 text")
     return None

@@ -468,6 +468,16 @@ def test_20_an_unreadable_path_among_good_ones_is_skipped(tmp_path: Path, workdi
              "E-IO-003", 2, "Permission denied")  # fmt: skip
     one_line(runner.invoke(app, ["redundant", "--workdir", str(workdir),
                                  "--effects", str(secret)]), "E-IO-003")  # fmt: skip
+    # a trace whose directory may be read but not the file itself: said as the system says
+    # it for a directory (was `permission denied`, beside `Permission denied`)
+    monkeypatch.setattr(os, "stat", real_stat)
+    real_access = os.access
+    monkeypatch.setattr(os, "access", lambda p, mode, *a, **k: (
+        str(p) != str(secret) and real_access(p, mode, *a, **k)))  # fmt: skip
+    result = runner.invoke(app, ["redundant", str(secret), str(workdir / SESSION)])
+    assert result.stderr == (
+        f"warning[E-IO-003]: failed to read {secret}: Permission denied (skipped)\n"
+    )
 
 
 def test_21_22_37_one_meaning_for_a_path_in_every_command(tmp_path: Path) -> None:
