@@ -635,6 +635,61 @@ def test_codex_polls_patches_and_compactions(tmp_path: Path) -> None:
     )
 
 
+def test_codex_shell_command_and_local_shell_calls_are_shell_commands(tmp_path: Path) -> None:
+    """The shell tools of Codex's other model families: `shell_command` (a script as a
+    string, `gpt-5.x-codex`) and a `local_shell_call` item (`codex-mini`: an argv, answered
+    by a `function_call_output`). Neither was a shell command: a `sed -i` run through a
+    local shell call was unseen, and no read through `shell_command` was. The exit code of
+    an output as Codex words shell output for the model (`Exit code: N`) is the call's."""
+
+    def run(text: str, code: int) -> str:
+        return f"Exit code: {code}\nWall time: 0.1 seconds\nOutput:\n{text}"
+
+    local = {"type": "exec", "command": ["bash", "-lc", "sed -i 's/hello/bye/' a.txt"],
+             "working_directory": "/w", "timeout_ms": None, "env": None, "user": None}  # fmt: skip
+    lines = [
+        cx(0, "session_meta", id="c2", cwd="/w", cli_version="0.9"),
+        cx(0, "turn_context", cwd="/w", model="gpt-x-codex"),
+        cx_call(1, "s1", "shell_command", {"command": "cat a.txt", "workdir": "/w"}),  # 3
+        tokens(1, 100, 10),
+        cx_out(2, "s1", run("hello\n", 0)),
+        cx_call(3, "s2", "shell_command", {"command": "cat /w/a.txt"}),  # 6: the same file
+        tokens(3, 110, 10),
+        cx_out(4, "s2", run("hello\n", 0)),
+        cx(5, "response_item", type="local_shell_call", call_id="l1", status="completed",
+           action=local),  # 9: changes it
+        tokens(5, 120, 10),
+        cx_out(6, "l1", run("", 0)),
+        cx_call(7, "s3", "shell_command", {"command": "cat a.txt", "workdir": "/w"}),  # 12
+        tokens(7, 130, 10),
+        cx_out(8, "s3", run("cat: a.txt: Permission denied\n", 1)),
+    ]  # fmt: skip
+    trace = mur_trace.load([write(tmp_path / "rollout-y.jsonl", lines)], policy="context")
+    assert trace.sql(
+        "SELECT line, call_id, tool_name, status FROM tool_calls ORDER BY line"
+    ).fetchall() == [
+        (3, "s1", "shell_command", "ok"),
+        (6, "s2", "shell_command", "ok"),
+        (9, "l1", "local_shell", "ok"),
+        (12, "s3", "shell_command", "error"),
+    ]
+    assert trace.sql(
+        "SELECT line, \"binary\", command, exit_code, cwd FROM events WHERE event_type = 'shell' "
+        "ORDER BY line"
+    ).fetchall() == [
+        (3, "bash", "cat a.txt", 0, "/w"),
+        (6, "bash", "cat /w/a.txt", 0, "/w"),
+        (9, "bash", "sed -i 's/hello/bye/' a.txt", 0, "/w"),
+        (12, "bash", "cat a.txt", 1, "/w"),
+    ]
+    assert trace.sql(
+        "SELECT line, tool_name FROM events WHERE event_type = 'inference' ORDER BY line"
+    ).fetchall() == [(3, "shell_command"), (6, "shell_command"), (9, "local_shell"),
+                     (12, "shell_command")]  # fmt: skip
+    found = trace.redundant_calls().select("line, call_id, prior_line, resource").fetchall()
+    assert found == [(6, "s2", 3, "/w/a.txt")]
+
+
 def test_an_openhands_condensation_is_a_compaction_at_the_next_turn(tmp_path: Path) -> None:
     def read(n: int, response: str) -> dict:
         return {"id": n, "source": "agent", "action": "read", "args": {"path": "/w/a.py"},

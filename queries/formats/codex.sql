@@ -10,14 +10,16 @@
 --   input (a call's output, a user or developer message) or `token_count` event
 --   interrupts; at its first line, with the `last_token_usage` of the `token_count` that
 --   closes it (`input_tokens` counts cached input too; none in logs without them);
--- - one `tool_call` per `function_call` or `custom_tool_call`, at its line, `event_id` its
---   `call_id`, `input` the parsed `arguments` (a custom tool's text as `{"input": …}`),
+-- - one `tool_call` per `function_call`, `custom_tool_call` or `local_shell_call`, at its
+--   line, `event_id` its `call_id`, `input` the parsed `arguments` (a custom tool's text as
+--   `{"input": …}`, a local shell call's `action` as `{"command": argv, "workdir": …}`),
 --   status from the `exec_command_end` / `patch_apply_end` event or the output's
---   "Process exited with code N" (`error` when not 0); `write_stdin` calls that poll a
---   running command are not calls: their output counts toward the command's;
--- - an `exec_command` (or the older `shell`) is followed (same line) by a `shell` event as
---   Murmur's runtime writes a shell interpreter tool: `binary` the shell, `command` the
---   script, `cwd` the call's `workdir` (else the session's), `exit_code`;
+--   "Process exited with code N" / "Exit code: N" (`error` when not 0); `write_stdin` calls
+--   that poll a running command are not calls: their output counts toward the command's;
+-- - a shell tool's call (`exec_command`, `shell_command`, the older `shell`, a local shell
+--   call) is followed (same line) by a `shell` event as Murmur's runtime writes a shell
+--   interpreter tool: `binary` the shell, `command` the script, `cwd` the call's `workdir`
+--   (else the session's), `exit_code`;
 -- - `apply_patch` changes the files its `*** Add/Update/Delete File:` and `*** Move to:`
 --   headers name (`changed_paths`, in the call's working directory);
 -- - a `compacted` line is a `compaction` (the model's context was summarised; `turn` the
@@ -49,7 +51,7 @@ parsed AS (
                 "model": "VARCHAR", "role": "VARCHAR", "name": "VARCHAR", "call_id": "VARCHAR",
                 "arguments": "VARCHAR", "input": "VARCHAR", "output": "JSON",
                 "exit_code": "BIGINT", "success": "BOOLEAN", "command": "VARCHAR[]",
-                "aggregated_output": "VARCHAR",
+                "aggregated_output": "VARCHAR", "action": "JSON",
                 "info": {"last_token_usage": {"input_tokens": "BIGINT", "output_tokens": "BIGINT"}}
             }
         }')) AS j
@@ -94,8 +96,9 @@ responses AS (
         min(r.line) AS line,
         arg_min(r.ts, r.line) AS ts,
         row_number() OVER (PARTITION BY r.trace_path ORDER BY min(r.line)) - 1 AS turn,
-        arg_min(r.p.name, r.line) FILTER (
-            WHERE r.p.type IN ('function_call', 'custom_tool_call') AND r.p.name <> 'write_stdin'
+        arg_min(coalesce(r.p.name, 'local_shell'), r.line) FILTER (
+            WHERE r.p.type IN ('function_call', 'custom_tool_call', 'local_shell_call')
+                AND r.p.name IS DISTINCT FROM 'write_stdin'
         ) AS tool_name
     FROM runs AS r
     WHERE r.role = 'model'
@@ -154,15 +157,24 @@ calls AS MATERIALIZED (
         e.trace_path,
         e.line,
         e.ts,
-        e.p.call_id,
-        e.p.name AS tool_name,
-        CASE WHEN e.p.type = 'custom_tool_call' THEN json_object('input', e.p.input)
-            ELSE try_cast(e.p.arguments AS JSON) END AS input,
+        -- a local shell call of the Chat Completions API has its `id` alone
+        coalesce(e.p.call_id, e.p.id) AS call_id,
+        CASE WHEN e.p.type = 'local_shell_call' THEN 'local_shell' ELSE e.p.name END AS tool_name,
+        CASE
+            WHEN e.p.type = 'custom_tool_call' THEN json_object('input', e.p.input)
+            -- its command an argv, as the older `shell` tool's (`bash -lc script`)
+            WHEN e.p.type = 'local_shell_call' THEN json_object(
+                'command', e.p.action -> '$.command',
+                'workdir', e.p.action ->> '$.working_directory'
+            )
+            ELSE try_cast(e.p.arguments AS JSON)
+        END AS input,
         e.p.input AS custom_input,
         r.turn
     FROM runs AS e
     LEFT JOIN responses AS r USING (trace_path, breaks)
-    WHERE e.type = 'response_item' AND e.p.type IN ('function_call', 'custom_tool_call')
+    WHERE e.type = 'response_item'
+        AND e.p.type IN ('function_call', 'custom_tool_call', 'local_shell_call')
 ),
 polls AS (
     -- what polls of a running command (write_stdin with its session id) returned
@@ -188,6 +200,8 @@ detailed AS (
         coalesce(
             d.exit_code,
             try_cast(regexp_extract(o.text, 'Process exited with code (-?[0-9]+)', 1) AS BIGINT),
+            -- the shell tools' output as Codex words it for the model
+            try_cast(regexp_extract(o.text, '^Exit code: (-?[0-9]+)', 1) AS BIGINT),
             q.exit_code,
             CASE WHEN d.success IS NOT NULL THEN CASE WHEN d.success THEN 0 ELSE 1 END END,
             CASE WHEN json_valid(o.text) THEN try_cast(json_extract(o.text, '$.metadata.exit_code') AS BIGINT) END
@@ -195,7 +209,11 @@ detailed AS (
         coalesce(strlen(d.aggregated_output), strlen(o.text) + coalesce(q.bytes, 0))
             AS output_bytes,
         elapsed(c.ts, greatest(d.ts, o.ts, q.ts)) AS duration_ms,
-        coalesce(c.input ->> '$.workdir', x.cwd) AS cwd
+        coalesce(c.input ->> '$.workdir', x.cwd) AS cwd,
+        -- the tools that run a command in a shell, one per model family's `shell_type`
+        c.tool_name IN (
+            'exec_command', 'shell_command', 'shell', 'container.exec', 'local_shell'
+        ) AS shell_tool
     FROM calls AS c
     LEFT JOIN outputs AS o USING (trace_path, call_id)
     LEFT JOIN ends AS d USING (trace_path, call_id)
@@ -207,23 +225,23 @@ detailed AS (
 ),
 shells AS (
     -- the shell and the script a command ran: exec_command's `cmd` (its `shell`, else the
-    -- one exec_command_end names), the older `shell` tool's argv (`bash -lc script`)
+    -- one exec_command_end names), shell_command's `command` (a script), the argv of the
+    -- older `shell` tool and of a local shell call (`bash -lc script`)
     SELECT
         *,
         CASE
-            WHEN tool_name IN ('exec_command', 'local_shell') THEN coalesce(
-                input ->> '$.shell', end_command[1], 'bash'
-            )
-            ELSE (input -> '$.command') ->> '$[0]'
+            WHEN json_type(input, '$.command') = 'ARRAY' THEN (input -> '$.command') ->> '$[0]'
+            ELSE coalesce(input ->> '$.shell', end_command[1], 'bash')
         END AS "binary",
         CASE
-            WHEN tool_name IN ('exec_command', 'local_shell') THEN input ->> '$.cmd'
+            WHEN json_type(input, '$.command') IS DISTINCT FROM 'ARRAY'
+                THEN coalesce(input ->> '$.cmd', input ->> '$.command')
             WHEN regexp_matches((input -> '$.command') ->> '$[1]', '^-\w*c$')
                 THEN (input -> '$.command') ->> '$[2]'
             ELSE array_to_string(json_extract_string(input, '$.command[*]')[2:], ' ')
         END AS command
     FROM detailed
-    WHERE tool_name IN ('exec_command', 'shell', 'local_shell')
+    WHERE shell_tool
 ),
 patched AS (
     SELECT
@@ -313,7 +331,7 @@ events AS (
         SELECT
             trace_path,
             count(*) AS calls,
-            count(*) FILTER (WHERE tool_name IN ('exec_command', 'shell', 'local_shell')) AS shells
+            count(*) FILTER (WHERE shell_tool) AS shells
         FROM detailed
         GROUP BY trace_path
     ) AS c USING (trace_path)
