@@ -20,9 +20,11 @@ wrote them, and then only the parts it writes are replaced.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import io
 import json
 import os
+import re
 import secrets
 import shutil
 import signal
@@ -229,9 +231,10 @@ def _staging_for(
             "(give a new or empty directory)",
         )
     try:
-        parent = Path(_real(target)).parent
-        parent.mkdir(parents=True, exist_ok=True)
-        return Path(tempfile.mkdtemp(prefix=f".{Path(_real(target)).name}.", dir=parent))
+        real = Path(_real(target))
+        real.parent.mkdir(parents=True, exist_ok=True)
+        _clear_stale(real)
+        return Path(tempfile.mkdtemp(prefix=_working_name(real), dir=real.parent))
     except OSError as exc:  # `out.csv/x`, no permission, a name too long
         raise cannot_write(target, exc) from None
 
@@ -429,14 +432,60 @@ def replaced_file(target: PathLike, mode: str, **options: Any) -> Iterator[IO[An
         raise
 
 
-def _beside(real: Path) -> tuple[Path, int] | None:
-    """A new empty file beside `real` (hidden, named after it, no longer than a name may
-    be: a name near the limit made a longer one, which failed) and its descriptor, or None
-    where its directory takes no new file."""
-    tail = f".{os.getpid()}.{secrets.token_hex(4)}"
+#: This host, in the names of what a write makes beside its target: a directory may be
+#: shared with other hosts, whose process ids are not this one's.
+_HOST = hashlib.sha256(os.uname().nodename.encode()).hexdigest()[:8]
+#: How such a name ends: `.<process id>-<host>.` and eight random characters (a file's
+#: `token_hex(4)`, a directory's from `mkdtemp`).
+_WORKING_TAIL = re.compile(r"\.(\d+)-([0-9a-f]{8})\.[0-9a-z_]{8}$")
+
+
+def _working_name(real: Path) -> str:
+    """The start of the name of what a write makes beside `real` before it replaces it:
+    hidden, named after it, this process and host; cut so that the whole name, with the
+    eight random characters still to come, is no longer than a name may be (a name near
+    the limit made a longer one, which failed)."""
+    tail = f".{os.getpid()}-{_HOST}."
     # 255 bytes is the longest name Linux, macOS and Windows' file systems take
-    name = os.fsencode(real.name)[: 255 - 1 - len(tail)]
-    temporary = real.with_name(f".{os.fsdecode(name)}{tail}")
+    name = os.fsencode(real.name)[: 255 - 1 - len(tail) - 8]
+    return f".{os.fsdecode(name)}{tail}"
+
+
+def _clear_stale(real: Path) -> None:
+    """Remove what writes of `real` killed before they ended (SIGKILL, the out-of-memory
+    killer) left beside it: a temporary copy of the output, a staging directory of an
+    export, which no later run removed. Only this user's, made on this host by a process
+    that is gone."""
+    prefix = os.fsencode("." + real.name)
+    with contextlib.suppress(OSError), os.scandir(real.parent) as entries:
+        for entry in entries:
+            found = _WORKING_TAIL.search(entry.name)
+            if found is None or found.group(2) != _HOST:
+                continue
+            start = os.fsencode(entry.name[: found.start()])
+            # the name whole, or cut where `_working_name` cuts a long one
+            cut = len(os.fsencode(entry.name)) == 255 and prefix.startswith(start)
+            if start != prefix and not cut:
+                continue
+            with contextlib.suppress(OSError):
+                if entry.stat(follow_symlinks=False).st_uid != os.getuid():
+                    continue
+                try:
+                    os.kill(int(found.group(1)), 0)
+                    continue  # still running (or the id is another's now): left alone
+                except ProcessLookupError:
+                    pass
+                if entry.is_dir(follow_symlinks=False):
+                    shutil.rmtree(entry.path, ignore_errors=True)
+                else:
+                    os.unlink(entry.path)
+
+
+def _beside(real: Path) -> tuple[Path, int] | None:
+    """A new empty file beside `real` (`_working_name`) and its descriptor, or None where
+    its directory takes no new file. What killed writes of it left there goes first."""
+    _clear_stale(real)
+    temporary = real.with_name(_working_name(real) + secrets.token_hex(4))
     try:
         # 0o666 less the umask, as `open` makes a file
         fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)

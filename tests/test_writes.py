@@ -382,6 +382,36 @@ def test_output_over_a_trace_or_a_database_that_is_no_input_is_refused(
     assert json.loads(earlier.read_text().splitlines()[0])["session_id"] == sessions[0].name
 
 
+def test_what_killed_writes_left_beside_an_output_is_removed(tmp_path: Path, workdir: Path) -> None:
+    """A write killed before it ended (SIGKILL, the out-of-memory killer) left its temporary
+    copy of the output, or an export's staging directory, beside the target for good. The
+    next write of that target removes them: this user's, this host's, of a process gone;
+    not a running one's, another host's, or another target's."""
+    ended = subprocess.Popen([sys.executable, "-c", "pass"])
+    ended.wait()
+    host = writes._HOST
+    out = tmp_path / "out.csv"
+    stale_file = tmp_path / f".out.csv.{ended.pid}-{host}.0123abcd"
+    stale_dir = tmp_path / f".ex.{ended.pid}-{host}.k1ll_3d0"
+    kept = [
+        tmp_path / f".out.csv.{os.getppid()}-{host}.0123abcd",  # a process running
+        tmp_path / f".out.csv.{ended.pid}-00000000.0123abcd",  # another host
+        tmp_path / f".other.csv.{ended.pid}-{host}.0123abcd",  # another target
+    ]
+    for path in [stale_file, *kept]:
+        path.write_text("half\n")
+    (stale_dir / "events").mkdir(parents=True)
+    (stale_dir / "events" / "part-0.parquet").write_bytes(b"PAR1")
+    args = ["--workdir", str(workdir)]
+    assert runner.invoke(app, ["redundant", *args, "-f", "csv", "-o", str(out)]).exit_code == 0
+    assert not stale_file.exists() and stale_dir.exists()
+    ex = tmp_path / "ex"
+    assert runner.invoke(app, ["export", *args, "--parquet", str(ex)]).exit_code == 0
+    assert not stale_dir.exists() and all(path.exists() for path in kept)
+    left = {p.name for p in tmp_path.iterdir()}
+    assert left == {"out.csv", "ex", "wd", *(p.name for p in kept)}
+
+
 def test_a_file_under_dev_is_replaced_whole_as_any_file() -> None:
     # /dev/shm holds ordinary files: a writer stopped midway leaves one as it was
     if not os.path.isdir("/dev/shm") or not os.access("/dev/shm", os.W_OK):
