@@ -20,6 +20,7 @@ wrote them, and then only the parts it writes are replaced.
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import io
 import json
@@ -523,12 +524,16 @@ def _copy_over(finished: IO[bytes], target: Path) -> None:
     fd = os.open(target, os.O_WRONLY | os.O_CREAT, 0o666)
     try:
         old = os.fstat(fd).st_size
-        if size > old:
+        reserve = getattr(os, "posix_fallocate", None)  # not on macOS: written as it comes
+        if size > old and reserve is not None:
             try:
-                os.posix_fallocate(fd, old, size - old)
-            except OSError:
+                reserve(fd, old, size - old)
+            except OSError as exc:
                 os.ftruncate(fd, old)  # whatever the call took before it failed
-                raise
+                if exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):
+                    raise
+                # a file system that cannot reserve room (EOPNOTSUPP, EINVAL): written as
+                # it comes, as before
         with open(fd, "wb", closefd=False) as out:
             shutil.copyfileobj(finished, out)
         os.ftruncate(fd, size)

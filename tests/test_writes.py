@@ -515,6 +515,16 @@ def test_an_output_whose_directory_takes_no_new_file_is_copied_over_when_finishe
         result = runner.invoke(app, args)
     assert result.stderr == f"error[E-IO-003]: cannot write {out}: No space left on device\n"
     assert out.read_text() == "precious\n"
+    # a file system that cannot reserve room: written as it comes, as before
+
+    def unsupported(fd, offset, length):
+        raise OSError(95, "Operation not supported")
+
+    with monkeypatch.context() as m:
+        m.setattr("mur_trace.writes.os.posix_fallocate", unsupported)
+        assert runner.invoke(app, args).exit_code == 0
+    assert len(out.read_text().splitlines()) == 20
+    out.write_text("precious\n")
     # written: the whole text, in the same file; then a shorter one, cut to its length
     inode = out.stat().st_ino
     assert runner.invoke(app, args).exit_code == 0
