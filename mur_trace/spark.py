@@ -446,4 +446,10 @@ def _first_line(exc: Exception) -> str:
     if java is not None:
         with contextlib.suppress(Exception):  # the JVM may be gone
             text = str(java.toString())
-    return next((line.strip() for line in text.splitlines() if line.strip()), type(exc).__name__)
+    first = next((line.strip() for line in text.splitlines() if line.strip()), "")
+    # without the Java class that said it (`org.apache.spark.SparkException: [FAILED_…`)
+    return _JAVA_CLASS.sub("", first) or type(exc).__name__
+
+
+#: A Java exception's class, as its `toString()` starts: a package, a class, a colon.
+_JAVA_CLASS = re.compile(r"^(?:[a-z][\w$]*\.)+[A-Z][\w$]*(?:Exception|Error): ")

@@ -327,6 +327,7 @@ def test_a_file_of_the_export_that_is_not_parquet_is_one_line_naming_it(
     line = _one_error_line(runner.invoke(app, command))
     assert line.startswith(f"error[E-IO-003]: cannot read {export}/events: "), line
     assert str(broken) in line
+    assert "org.apache" not in line  # the Java class that said it (was its prefix)
 
 
 def test_an_output_written_before_is_replaced_and_nothing_else(
