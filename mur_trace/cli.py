@@ -527,13 +527,14 @@ def _guard(
 ) -> list[Path | None]:
     """Refuse, before any work, an output that would write over an input (E-IO-004); return
     the inputs, for the writers that check again what they create. No `output` is standard
-    output: when the shell opened an input for it (`mur-trace redundant t.jsonl >> t.jsonl`:
-    a trace, the catalog, the effects file) it is refused too (before, the trace was
-    appended to); any other file it opened is written, wherever it lies."""
+    output; whatever `output` is, standard output the shell opened on an input
+    (`mur-trace redundant t.jsonl >> t.jsonl`: a trace, the catalog, the effects file) is
+    refused too (before, the trace was appended to); any other file it opened is written,
+    wherever it lies."""
     inputs: list[Path | None] = [*(paths or ([] if db else [workdir])), db, effects]
-    if output is None:
-        _refuse_stdout_into(inputs, paths, workdir, db)
-    else:
+    # what goes to standard output: the rows, or what was written where (`export`, `plot`)
+    _refuse_stdout_into(inputs, paths, workdir, db)
+    if output is not None:
         known = list((_source(workdir, db).known or {}).values())
         try:
             # an existing output is compared, as a file, with every trace the inputs hold

@@ -325,6 +325,9 @@ def test_standard_output_into_an_input_is_refused(tmp_path: Path, workdir: Path)
         f"redundant --workdir {workdir} --policy context --effects {effects}": effects,
         f"report --db {db}": db,
         f"ingest --db {db} --workdir {workdir}": db,
+        # what they wrote where goes to standard output too
+        f"export --workdir {workdir} --parquet {tmp_path / 'ex'}": trace,
+        f"redundant --workdir {workdir} -o {tmp_path / 'out.csv'}": trace,
     }
     for args, target in cases.items():
         done = subprocess.run(
@@ -338,6 +341,7 @@ def test_standard_output_into_an_input_is_refused(tmp_path: Path, workdir: Path)
             f"error[E-IO-004]: refusing to write standard output: it is the {what} {target}\n",
         ), args
     assert trace.read_bytes() == before and effects.read_text() == ""
+    assert not (tmp_path / "ex").exists() and not (tmp_path / "out.csv").exists()
     inside = workdir / "findings.txt"
     done = subprocess.run(
         ["sh", "-c", f"{mur} redundant --workdir {workdir} > {shlex.quote(str(inside))}"]
