@@ -553,10 +553,12 @@ def _refuse_stdout_into(
     workdir: Path,
     db: Path | None,
     catalog: Path | None = None,
+    rebuild: bool = False,
 ) -> None:
     """E-IO-004 when standard output is a file the command reads or writes: one of `inputs`
-    (read from the catalog `db`), a trace they hold, or the `catalog` it writes (compared as
-    files, by device and inode)."""
+    (read from the catalog `db`), a trace they hold, or the `catalog` it writes, and with
+    `rebuild` the traces that catalog holds, which it reads again (compared as files, by
+    device and inode)."""
     try:
         st = os.fstat(sys.stdout.fileno())
     except (OSError, ValueError, AttributeError, io.UnsupportedOperation):
@@ -565,6 +567,9 @@ def _refuse_stdout_into(
         return
     known = list((_source(workdir, db).known or {}).values())
     traces = known if db is not None else discover(paths, workdir)
+    if rebuild and catalog is not None and catalog.is_file():
+        with contextlib.suppress(MurTraceError):  # no catalog: ingest says so itself
+            traces += list((_source(workdir, catalog).known or {}).values())
     for given in [*inputs, catalog, *traces]:
         if given is None:
             continue
@@ -1019,7 +1024,7 @@ def ingest(
     with _errors():
         # its catalog, which it writes, is no more standard output than an input is
         home = workdir or DEFAULT_WORKDIR
-        _refuse_stdout_into(paths or [home], paths, home, None, catalog=db)
+        _refuse_stdout_into(paths or [home], paths, home, None, catalog=db, rebuild=rebuild)
         report = ingest_traces(
             db,
             paths,

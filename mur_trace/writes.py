@@ -433,9 +433,17 @@ def replaced_file(target: PathLike, mode: str, **options: Any) -> Iterator[IO[An
         raise
 
 
-#: This host, in the names of what a write makes beside its target: a directory may be
-#: shared with other hosts, whose process ids are not this one's.
-_HOST = hashlib.sha256(os.uname().nodename.encode()).hexdigest()[:8]
+def _host() -> str:
+    """This host and process id namespace, in the names of what a write makes beside its
+    target: a directory may be shared with other hosts, or containers of this one, whose
+    process ids are not this process's (a container may keep the host's name)."""
+    where = os.uname().nodename
+    with contextlib.suppress(OSError):  # Linux: the namespace's own inode
+        where += f"/{os.stat('/proc/self/ns/pid').st_ino}"
+    return hashlib.sha256(where.encode()).hexdigest()[:8]
+
+
+_HOST = _host()
 #: How such a name ends: `.<process id>-<host>.` and eight random characters (a file's
 #: `token_hex(4)`, a directory's from `mkdtemp`).
 _WORKING_TAIL = re.compile(r"\.(\d+)-([0-9a-f]{8})\.[0-9a-z_]{8}$")
@@ -476,6 +484,8 @@ def _clear_stale(real: Path) -> None:
                     continue  # still running (or the id is another's now): left alone
                 except ProcessLookupError:
                     pass
+                except (PermissionError, OverflowError):  # another user's; no such id
+                    continue
                 if entry.is_dir(follow_symlinks=False):
                     shutil.rmtree(entry.path, ignore_errors=True)
                 else:
@@ -522,6 +532,14 @@ def _copy_over(finished: IO[bytes], target: Path) -> None:
     # not truncated: the old text stays until replaced (a file not there yet is made, as
     # `open` makes it, and says why it cannot be)
     fd = os.open(target, os.O_WRONLY | os.O_CREAT, 0o666)
+    # Ctrl-C and SIGTERM held back until the copy is whole and cut to its length (one in
+    # the middle left the new text's start, then the old text, then the room reserved)
+    with signals_after():
+        _copy_into(finished, fd, size)
+
+
+def _copy_into(finished: IO[bytes], fd: int, size: int) -> None:
+    """`_copy_over`'s copy of the `size` bytes of `finished` over the file open at `fd`."""
     try:
         old = os.fstat(fd).st_size
         reserve = getattr(os, "posix_fallocate", None)  # not on macOS: written as it comes

@@ -652,10 +652,11 @@ def test_codex_shell_command_and_local_shell_calls_are_shell_commands(tmp_path: 
         cx(0, "turn_context", cwd="/w", model="gpt-x-codex"),
         cx_call(1, "s1", "shell_command", {"command": "cat a.txt", "workdir": "/w"}),  # 3
         tokens(1, 100, 10),
-        cx_out(2, "s1", run("hello\n", 0)),
+        # what the command printed may say what Codex's header says: the header counts
+        cx_out(2, "s1", run("hello\n[vite] Process exited with code 1\n", 0)),
         cx_call(3, "s2", "shell_command", {"command": "cat /w/a.txt"}),  # 6: the same file
         tokens(3, 110, 10),
-        cx_out(4, "s2", run("hello\n", 0)),
+        cx_out(4, "s2", run("hello\n[vite] Process exited with code 1\n", 0)),
         cx(5, "response_item", type="local_shell_call", call_id="l1", status="completed",
            action=local),  # 9: changes it
         tokens(5, 120, 10),

@@ -342,11 +342,48 @@ def test_standard_output_into_an_input_is_refused(tmp_path: Path, workdir: Path)
         ), args
     assert trace.read_bytes() == before and effects.read_text() == ""
     assert not (tmp_path / "ex").exists() and not (tmp_path / "out.csv").exists()
+    # a rebuild reads again what the catalog holds, wherever it lies: those are inputs too
+    elsewhere = tmp_path / "elsewhere.jsonl"
+    shutil.copyfile(trace, elsewhere)
+    held = tmp_path / "held.duckdb"
+    assert runner.invoke(app, ["ingest", "--db", str(held), str(elsewhere)]).exit_code == 0
+    done = subprocess.run(
+        ["sh", "-c", f"{mur} ingest --db {held} --rebuild --workdir {workdir} >> {elsewhere}"],
+        capture_output=True,
+        text=True,
+    )
+    assert (done.returncode, done.stderr) == (
+        2,
+        f"error[E-IO-004]: refusing to write standard output: it is the input trace {elsewhere}\n",
+    )
+    assert elsewhere.read_bytes() == before
     inside = workdir / "findings.txt"
     done = subprocess.run(
         ["sh", "-c", f"{mur} redundant --workdir {workdir} > {shlex.quote(str(inside))}"]
     )
     assert done.returncode == 0 and inside.read_text().endswith(TOTAL + "\n")
+
+
+def test_ctrl_c_as_an_output_is_copied_over_leaves_it_whole(tmp_path: Path, monkeypatch) -> None:
+    """A hard-linked output gets its finished text copied over it: Ctrl-C in the middle of
+    the copy left the new text's start, the old text after it and the room reserved for the
+    rest (zeros). It is held back until the copy is whole and cut to its length."""
+    import signal
+
+    out, other = tmp_path / "out.txt", tmp_path / "other.txt"
+    out.write_text("old\n" * 1000)
+    os.link(out, other)
+    copy = shutil.copyfileobj
+
+    def interrupted(source, target, *args) -> None:
+        os.kill(os.getpid(), signal.SIGINT)  # Python acts on it at its next instruction
+        copy(source, target, *args)
+
+    monkeypatch.setattr("mur_trace.writes.shutil.copyfileobj", interrupted)
+    # acted on once the copy is done
+    with pytest.raises(KeyboardInterrupt), replaced_file(out, "w", encoding="utf-8") as stream:
+        stream.write("new\n" * 3000)
+    assert other.read_text() == "new\n" * 3000
 
 
 def test_output_over_a_trace_or_a_database_that_is_no_input_is_refused(
@@ -401,6 +438,7 @@ def test_what_killed_writes_left_beside_an_output_is_removed(tmp_path: Path, wor
         tmp_path / f".out.csv.{os.getppid()}-{host}.0123abcd",  # a process running
         tmp_path / f".out.csv.{ended.pid}-00000000.0123abcd",  # another host
         tmp_path / f".other.csv.{ended.pid}-{host}.0123abcd",  # another target
+        tmp_path / f".out.csv.{'9' * 20}-{host}.0123abcd",  # no such id (was a traceback)
     ]
     for path in [stale_file, *kept]:
         path.write_text("half\n")

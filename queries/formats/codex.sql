@@ -128,7 +128,7 @@ context AS (
     -- is not one): it has no event, and loading says so
     HAVING count(*) FILTER (WHERE type IS NOT NULL AND p IS NOT NULL) > 0
 ),
-outputs AS (
+raw_outputs AS (
     SELECT
         trace_path,
         p.call_id,
@@ -138,6 +138,11 @@ outputs AS (
     FROM entries
     WHERE type = 'response_item' AND p.type IN ('function_call_output', 'custom_tool_call_output')
     GROUP BY ALL
+),
+outputs AS (
+    -- with what Codex says of the command before what it printed (`Output:`)
+    SELECT *, split_part(text, chr(10) || 'Output:', 1) AS header
+    FROM raw_outputs
 ),
 ends AS (
     SELECT
@@ -184,9 +189,9 @@ polls AS (
         sum(strlen(o.text)) AS bytes,
         max(o.ts) AS ts,
         arg_max(
-            try_cast(regexp_extract(o.text, 'Process exited with code (-?[0-9]+)', 1) AS BIGINT),
+            try_cast(regexp_extract(o.header, 'Process exited with code (-?[0-9]+)', 1) AS BIGINT),
             c.line
-        ) FILTER (WHERE regexp_matches(o.text, 'Process exited with code')) AS exit_code
+        ) FILTER (WHERE regexp_matches(o.header, 'Process exited with code')) AS exit_code
     FROM calls AS c
     JOIN outputs AS o USING (trace_path, call_id)
     WHERE c.tool_name = 'write_stdin' AND c.input ->> '$.session_id' IS NOT NULL
@@ -199,9 +204,10 @@ detailed AS (
         d.command AS end_command,
         coalesce(
             d.exit_code,
-            try_cast(regexp_extract(o.text, 'Process exited with code (-?[0-9]+)', 1) AS BIGINT),
-            -- the shell tools' output as Codex words it for the model
-            try_cast(regexp_extract(o.text, '^Exit code: (-?[0-9]+)', 1) AS BIGINT),
+            -- the shell tools' output as Codex words it for the model, read in its header
+            -- (before `Output:`): what the command printed may say the same words
+            try_cast(regexp_extract(o.header, 'Process exited with code (-?[0-9]+)', 1) AS BIGINT),
+            try_cast(regexp_extract(o.header, '^Exit code: (-?[0-9]+)', 1) AS BIGINT),
             q.exit_code,
             CASE WHEN d.success IS NOT NULL THEN CASE WHEN d.success THEN 0 ELSE 1 END END,
             CASE WHEN json_valid(o.text) THEN try_cast(json_extract(o.text, '$.metadata.exit_code') AS BIGINT) END
@@ -219,7 +225,7 @@ detailed AS (
     LEFT JOIN ends AS d USING (trace_path, call_id)
     LEFT JOIN polls AS q
         ON q.trace_path = c.trace_path
-        AND q.process = regexp_extract(o.text, 'Process running with session ID ([0-9]+)', 1)
+        AND q.process = regexp_extract(o.header, 'Process running with session ID ([0-9]+)', 1)
     LEFT JOIN context AS x USING (trace_path)
     WHERE c.tool_name <> 'write_stdin'
 ),
