@@ -691,6 +691,24 @@ def test_codex_shell_command_and_local_shell_calls_are_shell_commands(tmp_path: 
     assert found == [(6, "s2", 3, "/w/a.txt")]
 
 
+def test_codex_058_token_counts_written_before_their_response_are_read() -> None:
+    """A real Codex CLI 0.58 rollout (tests/fixtures/codex-0.58, see its README) writes each
+    response's `token_count` just before the response and again after its output: every
+    response had no tokens (`input: —`), as the first break after each is its call's
+    output. Its 39 responses' counts add up to the rollout's last `total_token_usage`:
+    1,099,261 input and 22,305 output tokens."""
+    rollout = next((REAL.parent / "codex-0.58").glob("*.jsonl"))
+    trace = mur_trace.load([rollout])
+    assert trace.sql(
+        "SELECT count(*), count(input_tokens), sum(input_tokens), sum(output_tokens) "
+        "FROM events WHERE event_type = 'inference'"
+    ).fetchall() == [(39, 39, 1_099_261, 22_305)]
+    shown = runner.invoke(app, ["show", str(rollout)]).stdout
+    assert (
+        "\ninput:      1,099,261  (avg 28186/turn)\noutput:     22,305  (avg 572/turn)\n" in shown
+    )
+
+
 def test_an_openhands_condensation_is_a_compaction_at_the_next_turn(tmp_path: Path) -> None:
     def read(n: int, response: str) -> dict:
         return {"id": n, "source": "agent", "action": "read", "args": {"path": "/w/a.py"},

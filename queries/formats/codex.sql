@@ -9,7 +9,8 @@
 --   (reasoning, assistant message, function and custom tool calls, web searches) that no
 --   input (a call's output, a user or developer message) or `token_count` event
 --   interrupts; at its first line, with the `last_token_usage` of the `token_count` that
---   closes it (`input_tokens` counts cached input too; none in logs without them);
+--   closes it, else of a new one just before it that closes no other response (Codex 0.58
+--   writes it there) (`input_tokens` counts cached input too; none in logs without them);
 -- - one `tool_call` per `function_call`, `custom_tool_call` or `local_shell_call`, at its
 --   line, `event_id` its `call_id`, `input` the parsed `arguments` (a custom tool's text as
 --   `{"input": …}`, a local shell call's `action` as `{"command": argv, "workdir": …}`),
@@ -52,7 +53,10 @@ parsed AS (
                 "arguments": "VARCHAR", "input": "VARCHAR", "output": "JSON",
                 "exit_code": "BIGINT", "success": "BOOLEAN", "command": "VARCHAR[]",
                 "aggregated_output": "VARCHAR", "action": "JSON",
-                "info": {"last_token_usage": {"input_tokens": "BIGINT", "output_tokens": "BIGINT"}}
+                "info": {
+                    "last_token_usage": {"input_tokens": "BIGINT", "output_tokens": "BIGINT"},
+                    "total_token_usage": {"input_tokens": "BIGINT", "output_tokens": "BIGINT"}
+                }
             }
         }')) AS j
     FROM src
@@ -104,11 +108,33 @@ responses AS (
     WHERE r.role = 'model'
     GROUP BY r.trace_path, r.breaks
 ),
-usage AS (
-    -- the token count that closes a response is the first break after it
-    SELECT trace_path, breaks - 1 AS breaks, p.info.last_token_usage AS tokens
+counts AS (
+    -- the token counts that say something: a `last_token_usage`, and whether their total is
+    -- new (Codex 0.58 writes each count twice, just before its response and again after
+    -- the response's output)
+    SELECT
+        trace_path,
+        breaks,
+        p.info.last_token_usage AS tokens,
+        p.info.total_token_usage IS DISTINCT FROM lag(p.info.total_token_usage) OVER (
+            PARTITION BY trace_path ORDER BY line
+        ) AS new_total
     FROM runs
-    WHERE role = 'tokens'
+    WHERE role = 'tokens' AND p.info IS NOT NULL
+),
+usage AS (
+    -- a response's token count: the one that closes it, the first break after it (as Codex
+    -- writes it since 0.77); else a new one just before it that closes no other response
+    -- (as 0.58 writes it: before, those responses had no tokens)
+    SELECT r.trace_path, r.breaks, coalesce(a.tokens, b.tokens) AS tokens
+    FROM (SELECT DISTINCT trace_path, breaks FROM runs WHERE role = 'model') AS r
+    LEFT JOIN counts AS a ON a.trace_path = r.trace_path AND a.breaks - 1 = r.breaks
+    LEFT JOIN counts AS b
+        ON b.trace_path = r.trace_path AND b.breaks = r.breaks AND b.new_total
+        AND NOT EXISTS (
+            SELECT 1 FROM runs AS m
+            WHERE m.role = 'model' AND m.trace_path = b.trace_path AND m.breaks = b.breaks - 1
+        )
 ),
 context AS (
     SELECT
