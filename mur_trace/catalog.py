@@ -59,7 +59,7 @@ from .sessions import (
     trace_key,
     trace_keys,
 )
-from .writes import check_duckdb_name, check_target, signals_after
+from .writes import check_duckdb_name, check_target, duckdb_file, signals_after
 
 #: Version of the catalog's tables. A catalog of an older version must be rebuilt.
 SCHEMA_VERSION = 6  # 2: traces.warning (torn last lines); 3: traces.format, events.cwd and
@@ -136,14 +136,9 @@ def _state(path: str) -> tuple[_FileState, bytes]:
 
 
 def _duckdb_file(db: Path) -> bool:
-    """Whether `db` starts as DuckDB's database files do (`DUCK` after an 8-byte checksum).
-    An empty file is not one (DuckDB refuses it too)."""
-    try:
-        with open(db, "rb") as f:
-            head = f.read(12)
-    except OSError:
-        return True  # what cannot be read is DuckDB's to report
-    return head[8:12] == b"DUCK"
+    """Whether `db` starts as DuckDB's database files do; what cannot be read is DuckDB's to
+    report."""
+    return duckdb_file(db) is not False
 
 
 def _connect(db: Path, read_only: bool) -> duckdb.DuckDBPyConnection:

@@ -11,12 +11,10 @@ annotation strings made that 11 ms of every command (4.5 ms so).
 
 import contextlib
 import copy
-import io
 import math
 import os
 import re
 import signal
-import stat
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -43,7 +41,6 @@ from .effects import read_effects
 from .errors import (
     E_INTERRUPTED,
     E_IO_003,
-    E_IO_004,
     E_TERMINATED,
     E_TRC_002,
     E_USAGE,
@@ -92,9 +89,11 @@ from .writes import (
     cannot_write,
     check_duckdb_name,
     check_overwrite,
+    check_stdout,
     check_target,
     owned_directory,
     replaced_file,
+    stdout_file,
 )
 
 EXIT_ERROR = 2
@@ -555,32 +554,21 @@ def _refuse_stdout_into(
     catalog: Path | None = None,
     rebuild: bool = False,
 ) -> None:
-    """E-IO-004 when standard output is a file the command reads or writes: one of `inputs`
-    (read from the catalog `db`), a trace they hold, or the `catalog` it writes, and with
-    `rebuild` the traces that catalog holds, which it reads again (compared as files, by
-    device and inode)."""
-    try:
-        st = os.fstat(sys.stdout.fileno())
-    except (OSError, ValueError, AttributeError, io.UnsupportedOperation):
+    """`writes.check_stdout` against `inputs` (read from the catalog `db`), the traces they
+    hold, the `catalog` a command writes and, with `rebuild`, the traces that catalog holds,
+    which it reads again. The traces are looked for only when standard output is a file."""
+    stdout = stdout_file()
+    if stdout is None:
         return
-    if not stat.S_ISREG(st.st_mode):  # a terminal, a pipe: the common case, one call
-        return
-    known = list((_source(workdir, db).known or {}).values())
-    traces = known if db is not None else discover(paths, workdir)
+    traces = (
+        list((_source(workdir, db).known or {}).values())
+        if db is not None
+        else discover(paths, workdir)
+    )
     if rebuild and catalog is not None and catalog.is_file():
         with contextlib.suppress(MurTraceError):  # no catalog: ingest says so itself
             traces += list((_source(workdir, catalog).known or {}).values())
-    for given in [*inputs, catalog, *traces]:
-        if given is None:
-            continue
-        with contextlib.suppress(OSError):
-            there = os.stat(given)
-            if (there.st_dev, there.st_ino) == (st.st_dev, st.st_ino):
-                what = "input trace" if os.fspath(given) in map(os.fspath, traces) else "input"
-                what = "catalog" if given is catalog else what
-                raise MurTraceError(
-                    E_IO_004, f"refusing to write standard output: it is the {what} {given}"
-                )
+    check_stdout(stdout, inputs, traces, catalog)
 
 
 @contextlib.contextmanager

@@ -30,6 +30,7 @@ import secrets
 import shutil
 import signal
 import stat
+import sys
 import tempfile
 import threading
 from collections.abc import Iterable, Iterator, Sequence
@@ -288,6 +289,47 @@ def replaced_directory(
         shutil.rmtree(staging, ignore_errors=True)
 
 
+def duckdb_file(path: PathLike) -> bool | None:
+    """Whether `path` starts as DuckDB's database files do (`DUCK` after an 8-byte
+    checksum); None when it cannot be read. An empty file is not one (DuckDB refuses it)."""
+    try:
+        with open(path, "rb") as f:
+            return f.read(12)[8:12] == b"DUCK"
+    except OSError:
+        return None
+
+
+def stdout_file() -> tuple[int, int] | None:
+    """(device, inode) of the file standard output is (`> out.txt`, `>> log`); None for a
+    terminal, a pipe or a device, the common case, for one `fstat`."""
+    try:
+        st = os.fstat(sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError, io.UnsupportedOperation):
+        return None
+    return (st.st_dev, st.st_ino) if stat.S_ISREG(st.st_mode) else None
+
+
+def check_stdout(
+    stdout: tuple[int, int],
+    inputs: Iterable[PathLike | None],
+    traces: Sequence[PathLike],
+    catalog: PathLike | None = None,
+) -> None:
+    """Refuse (E-IO-004) standard output, the file `stdout` (`stdout_file`), when it is an
+    input the shell opened for it: one of `inputs` (a catalog read, an effects file), of
+    `traces`, or the `catalog` a command writes, compared as files (a hard link is the same
+    file). Any other file it opened is written, wherever it lies."""
+    named = {os.fspath(t) for t in traces}
+    for given in [*inputs, *traces, catalog]:
+        if given is None or _identity(given) != stdout:
+            continue
+        what = "input trace" if os.fspath(given) in named else "input"
+        what = "catalog" if given is catalog else what
+        raise MurTraceError(
+            E_IO_004, f"refusing to write standard output: it is the {what} {given}"
+        )
+
+
 def check_overwrite(target: PathLike) -> None:
     """Refuse (E-IO-004) to write over an existing file that holds what no output of ours
     does: an agent's session log (its first line says so: `formats.recognise`) or a DuckDB
@@ -304,11 +346,9 @@ def check_overwrite(target: PathLike) -> None:
     try:
         if not stat.S_ISREG(os.stat(target).st_mode):  # a pipe would block a reader
             return
-        with open(target, "rb") as f:
-            head = f.read(12)
     except OSError:
         return
-    if head[8:12] == b"DUCK":
+    if duckdb_file(target):
         what = "a DuckDB database"
     else:
         kind = recognise(target)
