@@ -190,8 +190,10 @@ WASTE_MEASURES = ("output_bytes", "tokens", "context_tokens")
 def waste(trace: Trace, *, top: int = 12, measure: str = "output_bytes") -> Figure:
     """What redundant calls wasted (`output_bytes`, `tokens` or `context_tokens`), by tool
     and by resource."""
-    if measure not in WASTE_MEASURES:  # it was a KeyError
-        raise ValueError(f"unknown measure {measure!r}; known: {', '.join(WASTE_MEASURES)}")
+    if measure not in WASTE_MEASURES:  # it was a KeyError; E-CLI-001, as any wrong value
+        raise MurTraceError(
+            E_USAGE, f"unknown measure {measure!r}; known: {', '.join(WASTE_MEASURES)}"
+        )
     top = count_argument("top", top, optional=False)
     rows = _records(trace._query(queries.get("plots/waste").sql))
     fig = _figure(11, 4.5)

@@ -483,7 +483,7 @@ def test_plots_refuse_what_they_cannot_draw_and_name_sessions_as_show_does(
     first = sorted(sample_workdir.glob("ses_*"))[0] / "trace.jsonl"
     with mur_trace.load(workdir=sample_workdir) as trace:
         # was a KeyError
-        with pytest.raises(ValueError, match="unknown measure 'bogus'"):
+        with pytest.raises(mur_trace.MurTraceError, match="E-CLI-001.*unknown measure 'bogus'"):
             plot.waste(trace, measure="bogus")
         _refused(lambda: plot.waste(trace, top=-1))
         _refused(lambda: plot.timeline(trace, max_resources="a"))
