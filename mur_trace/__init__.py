@@ -1,8 +1,11 @@
 """mur-trace: find redundant tool calls in Murmur agent traces with DuckDB.
 
->>> import mur_trace
->>> trace = mur_trace.load(workdir="sample_traces/workdir")
->>> trace.redundant_calls().df()
+In the repository's directory::
+
+    import mur_trace
+
+    trace = mur_trace.load(workdir="sample_traces/workdir")
+    trace.redundant_calls().df()  # pandas; .to_arrow_table(), .fetchall()
 """
 
 from __future__ import annotations
@@ -16,9 +19,10 @@ from pathlib import Path
 
 import duckdb
 
+from . import formats
 from .catalog import OVERRIDES, analysed_paths, in_order, narrow, open_catalog, shadow, unshadow
 from .effects import read_effects
-from .errors import E_TRC_002, MurTraceError
+from .errors import E_TRC_002, MurTraceError, UsageError
 from .load import (
     BATCH_BYTES,
     POLICIES,
@@ -41,7 +45,7 @@ from .load import (
     skipped_traces,
     trace_warnings,
 )
-from .sessions import as_paths, discover
+from .sessions import as_paths, discover, given_paths
 from .trace import Report, SessionShow, Trace, count_argument
 
 __all__ = [
@@ -91,7 +95,10 @@ def load(
     (a name of `mur_trace.formats.FORMATS`).
     """
     if not isinstance(require_readable, bool):  # "no" counted as true
-        raise TypeError(f"require_readable is True or False, not {require_readable!r}")
+        raise UsageError(f"require_readable is True or False, not {require_readable!r}")
+    paths = _asked(
+        paths, policy, rules, format_in=format_in, workdir=workdir, db=db, effects=effects
+    )
     declared = read_effects(effects) if effects is not None else None
     if db is not None:
         con = open_catalog(db)
@@ -125,6 +132,35 @@ def load(
     if require_readable and len(skipped) == len(files):
         raise MurTraceError(skipped[0].code, skipped[0].message)
     return Trace(con, skipped, policy, rules=rules, effects=declared)
+
+
+def _asked(
+    paths: Iterable[str | os.PathLike[str]] | None,
+    policy: str = "reference",
+    rules: dict[str, bool] | None = None,
+    *,
+    format_in: str | None = None,
+    batch_bytes: int | None = None,
+    **files: str | os.PathLike[str] | None,
+) -> list[str | os.PathLike[str]] | None:
+    """What every entry point checks before a trace is read: the paths (`given_paths`),
+    the policy, the rules, the format and batch size (checked with `db` too, which reads
+    neither), and that each of `files` (workdir, db, effects) is a path or None. A mistake
+    in them is its own error (E-CLI-001; an unknown format E-TRC-001, as `--format-in`),
+    never hidden behind the error of a trace that cannot be read, nor a TypeError from
+    deep inside."""
+    findings_view(policy)
+    if rules is not None:
+        check_rules(rules)
+    if format_in is not None:
+        formats.reader(format_in)
+    count_argument("batch_bytes", batch_bytes)
+    for name, value in files.items():
+        if value is not None and (
+            not isinstance(value, str | os.PathLike) or isinstance(os.fspath(value), bytes)
+        ):
+            raise UsageError(f"{name} is a path (str or os.PathLike), not {value!r}")
+    return given_paths(paths)
 
 
 #: Traces of fewer bytes than this, in all, are analysed on one thread (`load`).
@@ -201,25 +237,25 @@ _TABLE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 def _collected_tables(
     con: duckdb.DuckDBPyConnection, kept: object, made: set[str]
 ) -> dict[str, duckdb.DuckDBPyRelation]:
-    """What a `collect` gave, refused with a TypeError or ValueError unless it is a dict
-    of relations under names of tables of its own (it was an AttributeError, or DuckDB's
-    parser or catalog error: `{"x y": rel}`, `{"events": rel}`)."""
+    """What a `collect` gave, refused (`UsageError`) unless it is a dict of relations
+    under names of tables of its own (it was an AttributeError, or DuckDB's parser or
+    catalog error: `{"x y": rel}`, `{"events": rel}`)."""
     if not isinstance(kept, dict):
-        raise TypeError(f"collect gives a dict of name -> relation, not {type(kept).__name__}")
+        raise UsageError(f"collect gives a dict of name -> relation, not {type(kept).__name__}")
     for name, relation in kept.items():
         if not isinstance(relation, duckdb.DuckDBPyRelation):
-            raise TypeError(
+            raise UsageError(
                 f"collect's {name!r} is a DuckDB relation, not {type(relation).__name__}"
             )
         if not (isinstance(name, str) and _TABLE_NAME.fullmatch(name)):
-            raise ValueError(f"collect's table names are SQL identifiers, not {name!r}")
+            raise UsageError(f"collect's table names are SQL identifiers, not {name!r}")
         taken = con.execute(
             "SELECT 1 FROM duckdb_tables() WHERE table_name = $n "
             "UNION ALL SELECT 1 FROM duckdb_views() WHERE view_name = $n",
             {"n": name},
         ).fetchall()
         if name not in made and taken:
-            raise ValueError(f"collect's table {name!r} is a table or view of the analysis")
+            raise UsageError(f"collect's table {name!r} is a table or view of the analysis")
     return kept
 
 
@@ -249,11 +285,15 @@ def run_in_batches(
     `quick(con)` gives what to keep of the traces read so; only the traces that reading
     cannot vouch for are loaded whole, in batches of BATCH_BYTES.
     """
+    paths = _asked(
+        paths, policy, rules, format_in=format_in, batch_bytes=batch_bytes, workdir=workdir,
+        effects=effects,
+    )  # fmt: skip
     if batch_bytes is not None:  # -1, 0, 1.5 or True were taken, "x" a TypeError of its own
         batch_bytes = count_argument("batch_bytes", batch_bytes, optional=False) or None
     whole_bytes = batch_bytes or BATCH_BYTES
     read_bytes = (batch_bytes or QUICK_BATCH_BYTES) if quick is not None else whole_bytes
-    files = discover(as_paths(paths), workdir)
+    files = discover(paths, workdir)
     declared = read_effects(effects) if effects is not None else None
     con = connect()
     skipped, warnings, sessions, events, done = [], [], 0, 0, 0
@@ -319,7 +359,8 @@ def run_over_catalog(
     context policy, loops) is computed so in bounded memory: over the whole catalog at
     once, the context policy's findings held 3 GB at 20,000 sessions."""
     if db is None:  # it read ./workdir, and said `workdir not found`
-        raise TypeError("run_over_catalog reads a catalog: db names its file")
+        raise UsageError("run_over_catalog reads a catalog: db names its file")
+    paths = _asked(paths, policy, rules, db=db, effects=effects)
     whole = load(paths, db=db, policy=policy, rules=rules, effects=effects)
     con, declared = whole.con, read_effects(effects) if effects is not None else None
     if batch_events is not None:
@@ -378,6 +419,10 @@ def find_redundant(
     Arguments as for `load`; the result's relation has the policy's finding schema, in
     trace path and line order.
     """
+    paths = _asked(
+        paths, policy, rules, format_in=format_in, batch_bytes=batch_bytes, workdir=workdir,
+        db=db, effects=effects,
+    )  # fmt: skip
     if db is not None and policy == "reference":  # stored in the catalog
         trace = load(paths, db=db, policy=policy, rules=rules, effects=effects)
         kept = _collected(trace, trace.redundant_calls())
@@ -419,18 +464,33 @@ def find_loops(
     window: int = 5,
     workdir: str | os.PathLike[str] | None = None,
     db: str | os.PathLike[str] | None = None,
+    rules: dict[str, bool] | None = None,
+    effects: str | os.PathLike[str] | None = None,
     batch_bytes: int | None = None,
     format_in: str | None = None,
 ) -> Findings:
-    """The loops (`Trace.loops`) of every session, read in batches like `find_redundant`."""
+    """The loops (`Trace.loops`) of every session, read in batches like `find_redundant`.
+    `rules` and `effects` as for `load`: what changes between two calls is what the context
+    policy's observations see, so they change the loops found as they change
+    `load(...).loops()`."""
     window = count_argument("window", window, optional=False)  # before any session is read
+    paths = _asked(
+        paths, rules=rules, format_in=format_in, batch_bytes=batch_bytes, workdir=workdir,
+        db=db, effects=effects,
+    )  # fmt: skip
     if db is not None:
         return _found(
-            run_over_catalog(paths, db, lambda trace: _collected(trace, trace.loops(window)))
+            run_over_catalog(
+                paths,
+                db,
+                lambda trace: _collected(trace, trace.loops(window)),
+                rules=rules,
+                effects=effects,
+            )  # fmt: skip
         )
     done = run_in_batches(
         paths, lambda trace: _collected(trace, trace.loops(window)), workdir=workdir,
-        batch_bytes=batch_bytes, format_in=format_in,
+        rules=rules, effects=effects, batch_bytes=batch_bytes, format_in=format_in,
     )  # fmt: skip
     return _found(done)
 
@@ -461,15 +521,16 @@ def summarise(
     events (`events`, `redundant_calls()` are not served). With `db`, a Trace of the
     catalog, as `load` gives it; the metrics of a policy whose findings the catalog does
     not store are computed for batches of its traces (`run_over_catalog`)."""
-    if db is not None and policy == "reference":  # the findings and their cost are stored
-        return load(paths, db=db, policy=policy, rules=rules, effects=effects,
-                    require_readable=require_readable)  # fmt: skip
     # what was asked for is checked before any trace is read: a bad effects file or rule is
     # its own error, never taken for traces that cannot be read (with require_readable
     # False, it was passed over, and the sessions summarised without them)
-    findings_view(policy)
-    if rules is not None:
-        check_rules(rules)
+    paths = _asked(
+        paths, policy, rules, format_in=format_in, batch_bytes=batch_bytes, workdir=workdir,
+        db=db, effects=effects,
+    )  # fmt: skip
+    if db is not None and policy == "reference":  # the findings and their cost are stored
+        return load(paths, db=db, policy=policy, rules=rules, effects=effects,
+                    require_readable=require_readable)  # fmt: skip
     declared = read_effects(effects) if effects is not None else None
     if db is not None:
         try:

@@ -56,6 +56,7 @@ from .sessions import (
     catalog_name,
     created_ms,
     discover,
+    given_paths,
     trace_key,
     trace_keys,
 )
@@ -447,7 +448,7 @@ def ingest(
     DuckDB holds whole) is rolled back and made again once without that bound.
     """
     # a list: an iterator (Path.glob) would be used up by the first attempt
-    arguments = (db, as_paths(paths), workdir, rebuild, strict, progress, format_in)
+    arguments = (db, as_paths(given_paths(paths)), workdir, rebuild, strict, progress, format_in)
     try:
         return _ingest(*arguments, memory_limit=CATALOG_MEMORY)
     except _OutOfMemory:

@@ -448,12 +448,13 @@ def _readable_effects(effects: Path) -> bool:
 def _rules(
     rule: list[str] | None,
     no_rule: list[str] | None,
-    policy: Policy,
+    policy: Policy | None,
     effects: Path | None = None,
 ) -> dict[str, bool]:
     """--rule / --no-rule as one mapping; an unknown name is a usage error that names the
     option it was given to. Rules and an effects file are the context policy's: given with
-    the reference policy, they change nothing, and a warning says so."""
+    the reference policy, they change nothing, and a warning says so (`loops`, no policy:
+    they decide what counts as a change between two calls)."""
     wanted = {name: True for name in rule or []} | {name: False for name in no_rule or []}
     for name in wanted:
         if name not in RULES:
@@ -461,12 +462,12 @@ def _rules(
             raise typer.BadParameter(
                 f"unknown rule {name!r}; known: {', '.join(RULES)}", param_hint=flag
             )
-    if wanted and policy.value == "reference":
+    if wanted and policy is Policy.reference:
         _warn(
             "warning: --rule and --no-rule choose the context policy's rules; the reference "
             "policy has none, and ignores them (add --policy context)"
         )
-    if effects is not None and policy.value == "reference" and _readable_effects(effects):
+    if effects is not None and policy is Policy.reference and _readable_effects(effects):
         _warn(
             "warning: --effects declares effects for the context policy; the reference "
             "policy reads only what tools declared, and ignores it (add --policy context)"
@@ -701,18 +702,26 @@ def loops(
             min=0, max=BIGINT_MAX, help="How many turns back an identical call still counts."
         ),
     ] = 5,
+    rule: RuleOpt = None,
+    no_rule: NoRuleOpt = None,
+    effects: EffectsOpt = None,
     db: DbOpt = None,
     fmt: FormatOpt = Format.text,
     output: OutputOpt = None,
     strict: StrictOpt = False,
     format_in: FormatInOpt = None,
 ) -> None:
-    """Find loops: the same call repeated with nothing changed, and retries after failures."""
+    """Find loops: the same call repeated with nothing changed, and retries after failures.
+    What changes between two calls is what the context policy sees (its rules, --effects)."""
     if fmt is Format.parquet and output is None:
         raise typer.BadParameter("--format parquet needs --output FILE", param_hint="--output")
+    rules = _rules(rule, no_rule, None, effects)
     with _errors():
-        _guard(output, paths, workdir, db)
-        found = find_loops(paths, window=window, workdir=workdir, db=db, format_in=format_in)
+        _guard(output, paths, workdir, db, effects)
+        found = find_loops(
+            paths, window=window, workdir=workdir, db=db, rules=rules, effects=effects,
+            format_in=format_in,
+        )  # fmt: skip
         _notify(found.skipped, found.warnings, strict)
         _write_findings(found, fmt, output, noun="loop", verb="repeats")
 

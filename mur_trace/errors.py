@@ -33,6 +33,15 @@ class MurTraceError(Exception):
         return "\n".join([f"error[{self.code}]: {visible(self.message)}", *map(visible, self.more)])
 
 
+class UsageError(MurTraceError, TypeError, ValueError):
+    """`E-CLI-001` from the Python API: an argument of the wrong kind or value (what the
+    command line refuses as a usage error). Also a TypeError and a ValueError, what
+    Python's own checks raise, so that code catching those still catches it."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(E_USAGE, message)
+
+
 def visible(text: str) -> str:
     """`text` safe for a terminal: control characters (escape sequences, carriage returns,
     line breaks inside a value) are written as JSON escapes (`\\u001b`, `\\r`, `\\n`)."""

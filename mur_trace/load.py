@@ -31,7 +31,7 @@ from typing import Any
 import duckdb
 
 from . import formats, queries
-from .errors import E_IO_001, E_IO_003, E_TRC_001, MurTraceError
+from .errors import E_IO_001, E_IO_003, E_TRC_001, MurTraceError, UsageError
 
 #: Trace bytes loaded at a time by every command that works trace by trace (`redundant`,
 #: `loops`, `check`, `report`, `export`, `ingest`): bounds their memory whatever the fleet.
@@ -321,7 +321,7 @@ def check_files(paths: Iterable[str]) -> list[Skipped]:
 def findings_view(policy: str) -> str:
     """The view holding the findings of a redundancy policy."""
     if policy not in POLICIES:
-        raise ValueError(f"unknown policy {policy!r}; known: {', '.join(POLICIES)}")
+        raise UsageError(f"unknown policy {policy!r}; known: {', '.join(POLICIES)}")
     return f"redundant_{policy}"
 
 
@@ -332,18 +332,18 @@ def rule_doc(rule: str) -> str:
 
 
 def check_rules(enabled: Mapping[str, bool]) -> None:
-    """Refuse what is no mapping of known rule names to True or False: TypeError for a
-    type (a list of names read as one: it was an AttributeError), ValueError for a name."""
+    """Refuse what is no mapping of known rule names to True or False (`UsageError`: a list
+    of names read as one was an AttributeError)."""
     if not isinstance(enabled, Mapping):
-        raise TypeError(
+        raise UsageError(
             f"rules are a mapping of rule names to True or False, not {type(enabled).__name__}"
         )
     unknown = sorted(set(enabled) - set(RULES), key=str)
     if unknown:
-        raise ValueError(f"unknown rule {unknown[0]!r}; known: {', '.join(RULES)}")
+        raise UsageError(f"unknown rule {unknown[0]!r}; known: {', '.join(RULES)}")
     for name, on in enabled.items():
         if not isinstance(on, bool):  # "no" would count as on
-            raise TypeError(f"rule {name!r}: on or off is True or False, not {on!r}")
+            raise UsageError(f"rule {name!r}: on or off is True or False, not {on!r}")
 
 
 def set_rules(con: duckdb.DuckDBPyConnection, enabled: Mapping[str, bool]) -> None:
@@ -359,11 +359,11 @@ def set_effects(
     con: duckdb.DuckDBPyConnection, effects: Iterable[tuple[str, str | None, str | None, str]]
 ) -> None:
     """Replace the declared effects: (tool_name, field or None, value or None, effect).
-    Every row is checked first: one that is not such a row (TypeError) or declares another
-    effect than `read` or `mutate` (ValueError) changes nothing (it was DuckDB's error, the
-    rows before it already in place)."""
+    Every row is checked first: one that is not such a row or declares another effect than
+    `read` or `mutate` (`UsageError`) changes nothing (it was DuckDB's error, the rows
+    before it already in place)."""
     if isinstance(effects, str | bytes | os.PathLike):
-        raise TypeError(
+        raise UsageError(
             "effects are (tool, field, value, effect) rows; a file is read by read_effects"
         )
     from .effects import EFFECTS  # which imports this module
@@ -374,11 +374,11 @@ def set_effects(
             isinstance(row, tuple | list) and len(row) == 4 and isinstance(row[0], str)
             and all(v is None or isinstance(v, str) for v in row[1:3])
         ):  # fmt: skip
-            raise TypeError(
+            raise UsageError(
                 f"an effect is a (tool, field or None, value or None, effect) row, not {row!r}"
             )
         if row[3] not in EFFECTS:
-            raise ValueError(f"an effect is one of {', '.join(EFFECTS)}, not {row[3]!r}")
+            raise UsageError(f"an effect is one of {', '.join(EFFECTS)}, not {row[3]!r}")
     con.execute("DELETE FROM declared_effects")
     if rows:
         con.executemany("INSERT INTO declared_effects VALUES (?, ?, ?, ?)", rows)
@@ -422,6 +422,14 @@ _BLOCK_COMMENT = re.compile(r"/\*.*?\*/", re.DOTALL)
 _READS = re.compile(r"\b(?:FROM|JOIN)\s+([A-Za-z_][A-Za-z0-9_]*)", re.IGNORECASE)
 
 
+def _active(policy: str) -> str:
+    """The SQL of ACTIVE_FINDINGS under `policy`: its findings with their waste."""
+    return (
+        "SELECT f.*, w.est_tokens AS waste_tokens, w.context_tokens AS waste_context_tokens "
+        f"FROM {findings_view(policy)} AS f LEFT JOIN call_waste AS w USING (trace_path, line)"
+    )
+
+
 class Relations:
     """The views and materialised tables of a connection, created on first use.
 
@@ -447,9 +455,41 @@ class Relations:
         return [*self.sources, *self.materialised, ACTIVE_FINDINGS]
 
     def uses(self, sql: str) -> list[str]:
-        """The relations a piece of SQL reads (names after FROM or JOIN)."""
-        read = set(_READS.findall(_COMMENT.sub(" ", sql)))
+        """The relations a piece of SQL reads (names after FROM or JOIN, in any case, as
+        SQL reads them: `FROM TOOL_CALLS` was an error until `tool_calls` had been used)."""
+        read = {name.lower() for name in _READS.findall(_COMMENT.sub(" ", sql))}
         return [name for name in self.names() if name in read]
+
+    def reads(self, sql: str, table: str, loose: bool = False) -> bool:
+        """Whether `sql` reads `table` (a name after FROM or JOIN), itself or through the
+        relations it names (`loose`: as `ensure_all` finds them in a user's query)."""
+        seen: set[str] = set()
+
+        def through(text: str, loose: bool) -> bool:
+            if table in {n.lower() for n in _READS.findall(_COMMENT.sub(" ", text))}:
+                return True
+            for name in [*self.uses(text), *(self._words(text) if loose else ())]:
+                if name not in seen:
+                    seen.add(name)
+                    source = (
+                        _active(self.policy)
+                        if name == ACTIVE_FINDINGS
+                        else self.sources.get(name) or self.materialised.get(name)
+                    )
+                    if source is not None and through(source, False):
+                        return True
+            return False
+
+        return through(sql, loose)
+
+    def _words(self, sql: str) -> list[str]:
+        """The relations whose names stand in a user's query as words (`ensure_all`)."""
+        text = _BLOCK_COMMENT.sub(" ", _COMMENT.sub(" ", sql))
+        return [
+            name
+            for name in self.names()
+            if re.search(rf"(?<![\w$]){re.escape(name)}(?!\w)", text, re.IGNORECASE)
+        ]
 
     def ensure(self, name: str, _path: tuple[str, ...] = ()) -> None:
         """Create `name`, and first what it uses, unless it exists."""
@@ -478,9 +518,8 @@ class Relations:
             self.ensure(name)
         if not loose:
             return
-        text = _BLOCK_COMMENT.sub(" ", _COMMENT.sub(" ", sql))
-        for name in self.names():
-            if name not in self.created and re.search(rf"(?<![\w$]){re.escape(name)}(?!\w)", text):
+        for name in self._words(sql):
+            if name not in self.created:
                 with contextlib.suppress(duckdb.Error):
                     self.ensure(name)
 
@@ -514,14 +553,9 @@ class Relations:
 
     def use_policy(self, policy: str) -> None:
         """Point `redundant_calls`, which the metric views count, at a policy's findings."""
-        view = findings_view(policy)
-        self.ensure(view)
+        self.ensure(findings_view(policy))
         self.ensure("call_waste")
-        self.con.execute(
-            f"CREATE OR REPLACE TEMP VIEW {ACTIVE_FINDINGS} AS "
-            "SELECT f.*, w.est_tokens AS waste_tokens, w.context_tokens AS waste_context_tokens "
-            f"FROM {view} AS f LEFT JOIN call_waste AS w USING (trace_path, line)"
-        )
+        self.con.execute(f"CREATE OR REPLACE TEMP VIEW {ACTIVE_FINDINGS} AS {_active(policy)}")
         self.created.add(ACTIVE_FINDINGS)
         self.policy = policy
         if FOLLOWED_FINDINGS in self.created:
@@ -642,15 +676,14 @@ def _as_type(sql: str, name: str | None) -> str:
 
 def plain(rel: duckdb.DuckDBPyRelation) -> duckdb.DuckDBPyRelation:
     """`rel` with its ENUM columns as VARCHAR: a load's paths (TRACE_PATHS), under whatever
-    name a query gives them, as every relation handed out holds them."""
-    if not any(t.id == "enum" for t in rel.types):
+    name a query gives them, as every relation handed out holds them. Its other columns
+    stay `*`, bound when it is read: a relation of a view whose columns change with the
+    policy (`redundant_calls`) has the policy's columns when read (listed here, they were
+    the first policy's: DuckDB's binder error after `trace.policy = ...`)."""
+    enums = [c for c, t in zip(rel.columns, rel.types, strict=True) if t.id == "enum"]
+    if not enums:
         return rel
-    return rel.select(
-        ", ".join(
-            f'"{c}"::VARCHAR AS "{c}"' if t.id == "enum" else f'"{c}"'
-            for c, t in zip(rel.columns, rel.types, strict=True)
-        )
-    )
+    return rel.select("* REPLACE (" + ", ".join(f'"{c}"::VARCHAR AS "{c}"' for c in enums) + ")")
 
 
 def load_traces(

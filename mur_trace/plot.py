@@ -195,6 +195,7 @@ def waste(trace: Trace, *, top: int = 12, measure: str = "output_bytes") -> Figu
             E_USAGE, f"unknown measure {measure!r}; known: {', '.join(WASTE_MEASURES)}"
         )
     top = count_argument("top", top, optional=False)
+    trace._usable("plot.waste()", events=True)
     rows = _records(trace._query(queries.get("plots/waste").sql))
     fig = _figure(11, 4.5)
     for i, dimension in enumerate(("tool", "resource")):
@@ -207,6 +208,10 @@ def waste(trace: Trace, *, top: int = 12, measure: str = "output_bytes") -> Figu
         ax.invert_yaxis()
         ax.set_title(f"redundant {measure.replace('_', ' ')} by {dimension}", fontsize=10)
         ax.tick_params(axis="y", labelsize=8)
+        if not picked:  # it drew empty axes with ticks from -0.04 to 0.04
+            ax.set_xticks([])
+            ax.text(0.5, 0.5, "no redundant calls", ha="center", va="center",
+                    transform=ax.transAxes, color="#666666")  # fmt: skip
     return fig
 
 

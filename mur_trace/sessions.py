@@ -10,7 +10,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from . import formats
-from .errors import E_IO_001, E_IO_003, E_TRC_002, MurTraceError
+from .errors import E_IO_001, E_IO_003, E_TRC_002, MurTraceError, UsageError
 
 TRACE_FILE = "trace.jsonl"
 DEFAULT_WORKDIR = Path("workdir")
@@ -126,6 +126,27 @@ def as_paths(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]] | 
     if isinstance(paths, str | os.PathLike):
         return [paths]
     return list(paths)
+
+
+def given_paths(
+    paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]] | None,
+) -> list[str | os.PathLike[str]] | None:
+    """`paths` as the Python API takes it, checked before anything is read: None (every
+    session of the workdir, or of the catalog), or one path or an iterable of paths, as a
+    list. An empty one is E-TRC-002, never every session: a filter that kept no path names
+    no session (the command line has no empty list: no PATHS is None). Anything but paths
+    (`str` or `os.PathLike`) is E-CLI-001 (`UsageError`), not a TypeError of `os.fspath`."""
+    if paths is None:
+        return None
+    if isinstance(paths, bytes) or not isinstance(paths, str | os.PathLike | Iterable):
+        raise UsageError(f"paths are a path or an iterable of paths, not {type(paths).__name__}")
+    given = as_paths(paths)
+    for path in given:
+        if not isinstance(path, str | os.PathLike) or isinstance(os.fspath(path), bytes):
+            raise UsageError(f"paths are str or os.PathLike, not {path!r}")
+    if not given:
+        raise MurTraceError(E_TRC_002, "no traces given: paths is empty (None names every session)")
+    return given
 
 
 def real_paths(paths: Iterable[str | os.PathLike[str]]) -> list[str]:

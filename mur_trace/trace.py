@@ -23,6 +23,7 @@ from .load import (
     set_rules,
     trace_warnings,
 )
+from .sessions import TRACE_FILE
 
 #: The largest count DuckDB holds (BIGINT), the bound of every count argument: a larger
 #: one was an E-IO-003 naming a DuckDB conversion, not a usage error.
@@ -170,6 +171,7 @@ class Trace:
     @property
     def rules(self) -> duckdb.DuckDBPyRelation:
         """The context policy's rules: name, enabled, description."""
+        self._usable("rules")
         return self.con.table("context_rules").order("name")
 
     def set_rules(self, enabled: dict[str, bool]) -> None:
@@ -227,15 +229,27 @@ class Trace:
 
     def _loaded(self, trace_path: str) -> str:
         """The loaded trace a path names, however spelled (`a/../S/trace.jsonl`, relative or
-        absolute, through a link): loading reads a file once, under its first spelling."""
+        absolute, through a link): loading reads a file once, under its first spelling. A
+        session directory names its trace, as to `load`; a name no path holds, the trace of
+        the analysed session of that id (`session_metrics().session_id`)."""
         known = [path for (path,) in self.con.execute("SELECT trace_path FROM traces").fetchall()]
         if trace_path in known:
             return trace_path
-        real = os.path.realpath(trace_path)
-        return next((path for path in known if os.path.realpath(path) == real), trace_path)
+        spellings = {os.path.realpath(trace_path)}
+        if os.path.isdir(trace_path):
+            spellings.add(os.path.realpath(os.path.join(trace_path, TRACE_FILE)))
+        found = next((path for path in known if os.path.realpath(path) in spellings), None)
+        if found is not None or os.path.lexists(trace_path):
+            return found or trace_path
+        self._relations.ensure("sessions")
+        named = self.con.execute(
+            "SELECT DISTINCT trace_path::VARCHAR FROM sessions WHERE session_id = $id",
+            {"id": trace_path},
+        ).fetchall()
+        return named[0][0] if len(named) == 1 else trace_path
 
     def _complete(self, trace_path: str | None) -> tuple[str, duckdb.DuckDBPyRelation]:
-        """The trace asked for (default: the first loaded) and its metrics; it must be whole."""
+        """The trace asked for (default: the first analysed) and its metrics; it must be whole."""
         trace_path = self._loaded(self._first() if trace_path is None else os.fspath(trace_path))
         # asked of `sessions`, which is far lighter to plan than the metrics
         self._relations.ensure("sessions")
@@ -258,20 +272,23 @@ class Trace:
         left_out = next((s for s in self.skipped if s.trace_path == trace_path), None)
         if left_out is not None:  # what kept it out is the error
             raise MurTraceError(left_out.code, left_out.message)
-        raise MurTraceError(E_TRC_001, f"{trace_path}: not among the loaded traces")
+        raise MurTraceError(E_TRC_002, f"{trace_path}: not among the loaded traces")
 
     def _first(self) -> str:
-        """The first trace loaded."""
+        """The first trace loaded and analysed: one left out (`skipped`) is passed over, and
+        when every one was, the first one's error is raised."""
         # fetchall: a result left unfinished would stop the connection's next relation
         first = self.con.execute(
-            "SELECT trace_path FROM traces ORDER BY ordinal LIMIT 1"
+            "SELECT trace_path FROM traces WHERE error_code IS NULL ORDER BY ordinal LIMIT 1"
         ).fetchall()
-        if not first:
-            raise MurTraceError(E_TRC_002, "no sessions loaded")
-        return first[0][0]
+        if first:
+            return first[0][0]
+        if self.skipped:
+            raise MurTraceError(self.skipped[0].code, self.skipped[0].message)
+        raise MurTraceError(E_TRC_002, "no sessions loaded")
 
     def show(self, trace_path: str | None = None) -> SessionShow:
-        """The sections of `mur trace show` for one session (default: the first loaded)."""
+        """The sections of `mur trace show` for one session (default: the first analysed)."""
         self._usable("show()", events=True)
         trace_path, metrics = self._complete(trace_path)
         view = self._relations.view
@@ -289,14 +306,14 @@ class Trace:
         )
 
     def steps(self, trace_path: str | None = None) -> duckdb.DuckDBPyRelation:
-        """One row per inference turn of one session (default: the first loaded), named as
+        """One row per inference turn of one session (default: the first analysed), named as
         `show` names it (a path however spelled; one not loaded is an error: before, no rows,
         and an absolute path to a session loaded by a relative one none either)."""
         trace_path = self._analysed("steps()", trace_path)
         return self._relations.view("steps", {"trace_path": trace_path}, "line")
 
     def _analysed(self, what: str, trace_path: str | os.PathLike[str] | None) -> str:
-        """The analysed trace a path names however spelled (default: the first loaded), as
+        """The analysed trace a path names however spelled (default: the first analysed), as
         `steps` and `plot.timeline` read it; one not analysed is the error `show` gives."""
         self._usable(what, events=True)
         trace_path = self._loaded(self._first() if trace_path is None else os.fspath(trace_path))
@@ -322,6 +339,7 @@ class Trace:
         one, a malformed line, a log of another format than `--format-in`'s, or of none of
         it), as `mur trace` stops on those; else E-TRC-001 "no complete sessions to report".
         """
+        self._usable("report()")
         metrics = self.session_metrics()
         incomplete = [
             Skipped(path, E_TRC_001, f"{path}: no {'session_end' if start else 'session_start'}"
@@ -356,7 +374,10 @@ class Trace:
 
     def loops(self, window: int = 5) -> duckdb.DuckDBPyRelation:
         """The same tool with the same input again (consecutively or within `window` turns),
-        and retries after failures, with their waste."""
+        and retries after failures, with their waste. A call repeated after a change is no
+        loop: the changes are those the context policy's observations see, so the Trace's
+        rules and effects change what is found (as `loops --rule/--no-rule/--effects` and
+        `find_loops(rules=..., effects=...)`), whatever its policy."""
         self._usable("loops()", events=True)
         return self._query(
             queries.get("loops/repeats").sql,
@@ -371,6 +392,7 @@ class Trace:
         max_context_tokens: int | None = None,
     ) -> duckdb.DuckDBPyRelation:
         """Sessions over any of the thresholds (None: not checked); no rows means all pass."""
+        self._usable("check()")
         if max_rate is not None and not (
             isinstance(max_rate, int | float) and not isinstance(max_rate, bool)
             and 0 <= max_rate <= 1
@@ -406,18 +428,23 @@ class Trace:
         self, query: str, params: dict[str, Any], loose: bool = False
     ) -> duckdb.DuckDBPyRelation:
         self._usable("sql()")
+        if self._summary == "metrics only" and self._relations.reads(query, "events", loose):
+            self._usable("sql()", events=True)  # it was DuckDB's `Table ... does not exist`
         self._relations.ensure_all(query, loose)
         return plain(self.con.sql(query, params=params or None))
 
     def session_count(self) -> int:
         """Number of analysed sessions: a trace file each, or each session of a file of
         several (an OpenHands output), as `session_metrics` has a row for each."""
+        self._usable("session_count()")
         return self._query("SELECT sessions FROM session_count").fetchall()[0][0]
 
     def _repr_html_(self) -> str:
         """A summary for notebooks: sessions, calls, findings and waste of the policy."""
         from html import escape
 
+        if self._closed:  # as its repr (a notebook shows this first: it was a traceback)
+            return f"<p><b>mur-trace</b>: {escape(repr(self))}</p>"
         (row,) = self._query(queries.get("metrics/summary").sql).fetchall()
         sessions, complete, calls, redundant, resent = row
         worst = self.session_metrics().order("redundant_calls DESC, session_id").limit(5)

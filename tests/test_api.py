@@ -460,7 +460,7 @@ def test_steps_names_a_session_as_show_does(sample_workdir: Path) -> None:
     with mur_trace.load([relative]) as trace:
         for spelled in (relative, os.path.abspath(relative), Path(relative), None):
             assert len(trace.steps(spelled).fetchall()) == 9  # its nine turns
-        assert _refused(lambda: trace.steps("/nowhere/trace.jsonl"), "E-TRC-001") == (
+        assert _refused(lambda: trace.steps("/nowhere/trace.jsonl"), "E-TRC-002") == (
             "/nowhere/trace.jsonl: not among the loaded traces"
         )
 
@@ -488,7 +488,7 @@ def test_plots_refuse_what_they_cannot_draw_and_name_sessions_as_show_does(
         _refused(lambda: plot.waste(trace, top=-1))
         _refused(lambda: plot.timeline(trace, max_resources="a"))
         # a path not loaded drew an empty figure; one spelled otherwise, or a Path, too
-        _refused(lambda: plot.timeline(trace, "/nowhere/trace.jsonl"), "E-TRC-001")
+        _refused(lambda: plot.timeline(trace, "/nowhere/trace.jsonl"), "E-TRC-002")
         for spelled in (Path(first), os.path.abspath(first)):
             drawn = plot.timeline(trace, spelled)
             assert drawn.axes[0].get_yticklabels(), spelled  # a row a resource
@@ -564,3 +564,201 @@ def test_a_catalog_run_needs_a_catalog_and_readable_is_a_boolean(sample_workdir:
         mur_trace.run_over_catalog(None, None, lambda trace: {})
     with pytest.raises(TypeError, match="True or False"):
         mur_trace.load(workdir=sample_workdir, require_readable="no")
+
+
+# ── what a notebook user met (an audit of the Python API, 2026-12-05) ───────────────
+
+
+def _tool_calls_in(workdir: Path) -> int:
+    """The tool calls the sample traces hold, counted from their lines (not by mur-trace)."""
+    import json
+
+    return sum(
+        json.loads(line).get("event_type") == "tool_call"
+        for path in workdir.glob("ses_*/trace.jsonl")
+        for line in path.read_text().splitlines()
+        if line.strip()
+    )
+
+
+def test_an_empty_list_of_paths_names_no_session(
+    sample_workdir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `[]` (a filter that kept nothing) analysed every session of ./workdir, or of the
+    # catalog; None is every session
+    db = tmp_path / "c.duckdb"
+    mur_trace.catalog.ingest(db, workdir=sample_workdir)
+    monkeypatch.chdir(sample_workdir.parent)  # where ./workdir is the sample workdir
+    for call in (
+        lambda: mur_trace.load([]),
+        lambda: mur_trace.find_redundant([]),
+        lambda: mur_trace.find_loops([]),
+        lambda: mur_trace.summarise([]),
+        lambda: mur_trace.run_in_batches((), lambda t: {}),
+        lambda: mur_trace.load([], db=db),
+        lambda: mur_trace.find_redundant(iter([]), db=db),
+        lambda: mur_trace.catalog.ingest(tmp_path / "other.duckdb", []),
+    ):
+        assert _refused(call, "E-TRC-002").startswith("no traces given: paths is empty")
+    assert not (tmp_path / "other.duckdb").exists()
+    assert mur_trace.load(None).session_count() == 7
+
+
+def test_arguments_of_the_wrong_kind_are_usage_errors_before_any_trace_is_read(
+    sample_workdir: Path, tmp_path: Path
+) -> None:
+    # they were TypeErrors of os.fspath or pathlib, or a ValueError checked after reading
+    # the traces, so that a trace's error hid the typo
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("not json\n")
+    for call, words in (
+        (lambda: mur_trace.load(5), "paths are a path or an iterable of paths, not int"),
+        (lambda: mur_trace.load([5]), "paths are str or os.PathLike, not 5"),
+        (lambda: mur_trace.load([None]), "paths are str or os.PathLike, not None"),
+        (lambda: mur_trace.load(b"workdir"), "paths are a path or an iterable of paths"),
+        (lambda: mur_trace.load(workdir=3), "workdir is a path (str or os.PathLike), not 3"),
+        (lambda: mur_trace.load(db=3), "db is a path (str or os.PathLike), not 3"),
+        (lambda: mur_trace.find_loops(workdir=3), "workdir is a path"),
+        (lambda: mur_trace.load(effects=[("editor", None, None, "read")]), "effects is a path"),
+        (lambda: mur_trace.load([bad], policy="contxt"), "unknown policy 'contxt'"),
+        (lambda: mur_trace.find_redundant([bad], policy="contxt"), "unknown policy 'contxt'"),
+        (lambda: mur_trace.find_redundant([bad], rules={"nope": True}), "unknown rule 'nope'"),
+    ):
+        with pytest.raises(mur_trace.MurTraceError) as caught:
+            call()
+        assert caught.value.code == "E-CLI-001"
+        assert caught.value.message.startswith(words)
+        # what Python's own checks raise, so code that caught those still does
+        assert isinstance(caught.value, TypeError) and isinstance(caught.value, ValueError)
+    # with a catalog, which reads neither, the format and the batch size were passed over
+    db = tmp_path / "c.duckdb"
+    mur_trace.catalog.ingest(db, workdir=sample_workdir)
+    assert _refused(lambda: mur_trace.load(db=db, format_in="bogus"), "E-TRC-001").startswith(
+        "unknown format 'bogus'"
+    )
+    for call in (
+        lambda: mur_trace.find_redundant(db=db, batch_bytes=-5),
+        lambda: mur_trace.summarise(db=db, batch_bytes=-5),
+        lambda: mur_trace.find_loops(db=db, batch_bytes=-5),
+    ):
+        assert _refused(call).startswith("batch_bytes must be a whole number")
+
+
+def test_a_relation_kept_across_a_policy_change_reads_the_new_policy(
+    sample_workdir: Path,
+) -> None:
+    # its columns were the first policy's, listed when it was made: DuckDB's binder error
+    # (`Referenced column "rule" not found`) after context -> reference, and the context
+    # columns left out after reference -> context
+    first = str(sorted(sample_workdir.glob("ses_*/trace.jsonl"))[0])
+    trace = mur_trace.load(workdir=sample_workdir, policy="context")
+    kept = trace.sql("SELECT * FROM redundant_calls WHERE trace_path = $p ORDER BY line", p=first)
+    exported = trace.export_tables()["findings"]
+
+    def turns() -> list[int]:
+        return [row[kept.columns.index("turn")] for row in kept.fetchall()]
+
+    assert turns() == [2, 5, 7]  # as test_a_sessions_show_counts_its_findings_as_its_metrics_do
+    assert "rule" in exported.columns
+    trace.policy = "reference"
+    assert turns() == [2, 7]
+    assert "rule" not in exported.columns and exported.fetchall()
+    trace.policy = "context"
+    assert turns() == [2, 5, 7]
+    assert "rule" in exported.columns
+
+
+def test_views_are_named_in_any_case(sample_workdir: Path) -> None:
+    # `FROM TOOL_CALLS` was an error until `tool_calls` had been used
+    calls = _tool_calls_in(sample_workdir)
+    with mur_trace.load(workdir=sample_workdir) as trace:
+        assert trace.sql("SELECT count(*) FROM TOOL_CALLS").fetchall() == [(calls,)]
+    with mur_trace.load(workdir=sample_workdir) as trace:
+        assert trace.sql('SELECT count(*) FROM "Tool_Calls"').fetchall() == [(calls,)]
+
+
+def test_a_closed_trace_in_a_notebook(sample_workdir: Path) -> None:
+    # Jupyter asks for the HTML first: it was a traceback; the rules were DuckDB's
+    # `Connection has already been closed`; the messages named sql() or session_metrics()
+    trace = mur_trace.load(workdir=sample_workdir)
+    trace.close()
+    assert trace._repr_html_() == "<p><b>mur-trace</b>: &lt;Trace: closed, 0 skipped&gt;</p>"
+    for name, call in {
+        "rules": lambda: trace.rules,
+        "session_count()": trace.session_count,
+        "check()": trace.check,
+        "report()": trace.report,
+    }.items():
+        assert _refused(call) == f"{name}: this Trace is closed"
+
+
+def test_a_summary_over_files_refuses_what_reads_events(sample_workdir: Path) -> None:
+    # plot.waste and a query of redundant_calls were DuckDB's `Table with name events does
+    # not exist`
+    pytest.importorskip("matplotlib")
+    from mur_trace import plot
+
+    summary = mur_trace.summarise(workdir=sample_workdir)
+    for name, call in {
+        "plot.waste()": lambda: plot.waste(summary),
+        "sql()": lambda: summary.sql("SELECT count(*) FROM Redundant_Calls"),
+    }.items():
+        assert _refused(call).startswith(f"{name}: a Trace of summarise() over trace files")
+    # what it holds still serves
+    assert summary.sql("SELECT count(*) FROM session_metrics").fetchall() == [(7,)]
+
+
+def test_one_session_is_named_by_path_directory_or_id_and_the_first_analysed_by_default(
+    sample_workdir: Path, tmp_path: Path
+) -> None:
+    # with no argument, a first trace that could not be read stopped show(), steps() and
+    # plot.timeline(); a session directory or id was `not among the loaded traces`
+    # (E-TRC-001, the code of a malformed trace)
+    import shutil
+
+    for session in sorted(sample_workdir.glob("ses_*")):
+        shutil.copytree(session, tmp_path / session.name)
+    sessions = sorted(tmp_path.glob("ses_*"))
+    broken = sessions[0] / "trace.jsonl"
+    lines = broken.read_text().splitlines(keepends=True)
+    broken.write_text("".join([*lines[:2], "{broken\n", *lines[3:]]))
+    second = sessions[1]
+    trace = mur_trace.load(workdir=tmp_path)
+    assert [s.trace_path for s in trace.skipped] == [str(broken)]
+    assert trace.show().metrics.select("session_id").fetchall() == [(second.name,)]
+    by_path = trace.steps(second / "trace.jsonl").fetchall()
+    assert by_path and trace.steps().fetchall() == by_path
+    assert trace.steps(second).fetchall() == by_path  # its directory
+    assert trace.steps(second.name).fetchall() == by_path  # its session id
+    assert _refused(lambda: trace.show(sessions[0]), "E-TRC-001").endswith(":3: not valid JSON")
+    assert _refused(lambda: trace.steps("ses_nope"), "E-TRC-002") == (
+        "ses_nope: not among the loaded traces"
+    )
+
+
+def test_loops_take_the_rules_that_decide_what_changed(sample_workdir: Path) -> None:
+    # Trace.loops() counted with the Trace's rules; the command line and find_loops could
+    # not be given any, so the notebook's numbers could not be had there
+    import subprocess
+    import sys
+
+    def cli(*args: str) -> int:
+        out = subprocess.run(
+            [sys.executable, "-m", "mur_trace", "loops", "--workdir", str(sample_workdir),
+             "-f", "jsonl", *args],
+            capture_output=True, text=True, check=True,
+        ).stdout  # fmt: skip
+        return len(out.splitlines())
+
+    counts = []
+    for rules, args in (
+        (None, ()),
+        ({"context_reset": False}, ("--no-rule", "context_reset")),
+        ({"shell_inference": False}, ("--no-rule", "shell_inference")),
+    ):
+        loaded = len(mur_trace.load(workdir=sample_workdir, rules=rules).loops().fetchall())
+        found = mur_trace.find_loops(workdir=sample_workdir, rules=rules)
+        assert len(found.relation.fetchall()) == loaded == cli(*args)
+        counts.append(loaded)
+    # a reset between two identical calls is a change only while context_reset is on
+    assert counts[1] > counts[0]

@@ -1037,15 +1037,25 @@ def test_a_trace_of_a_catalog_holds_it_until_closed(workdir: Path, tmp_path: Pat
         trace.con.execute("SELECT 1")
 
 
-def test_no_path_narrows_a_catalog_to_nothing(workdir: Path, tmp_path: Path) -> None:
-    # an empty list of paths is the whole catalog, as it is a workdir's every session
-    # without one (before, DuckDB's `Binder Error: Values list "w" ...`)
+def test_an_empty_list_of_paths_narrows_a_catalog_to_no_session(
+    workdir: Path, tmp_path: Path
+) -> None:
+    # it was DuckDB's `Binder Error: Values list "w" ...`, then the whole catalog (a filter
+    # that kept no path read every session); None is the whole catalog
     db = tmp_path / "catalog.duckdb"
     ingest(db, workdir=workdir)
-    with mur_trace.load([], db=db) as trace:
+    for call in (
+        lambda: mur_trace.load([], db=db),
+        lambda: mur_trace.find_redundant([], db=db, policy="reference"),
+        lambda: mur_trace.find_redundant([], db=db, policy="context"),
+    ):
+        with pytest.raises(mur_trace.MurTraceError) as caught:
+            call()
+        assert caught.value.code == "E-TRC-002"
+    with mur_trace.load(None, db=db) as trace:
         assert trace.session_count() == 7
     for policy, count in (("reference", 19), ("context", 9)):
-        with mur_trace.find_redundant([], db=db, policy=policy) as found:
+        with mur_trace.find_redundant(None, db=db, policy=policy) as found:
             assert found.relation.count("*").fetchall() == [(count,)]
 
 
