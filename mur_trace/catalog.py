@@ -581,11 +581,17 @@ def _ingest(
                 report.rewritten += 1
         present = set(files)
         # gone: under what was named, and no longer a file (a trace ingested from a nested
-        # workdir, or named by its path, is under the root and not found by it, but stays)
+        # workdir, or named by its path, is under the root and not found by it, but stays);
+        # from elsewhere, one whose file is gone stays (the catalog holds its only copy)
+        # unless its bytes came back under another path: a session moved (`live/` to
+        # `archive/`, the new place ingested alone) was held twice, and counted twice
+        arrived = {state.sha256 for path, state in states.items() if path not in known}
         gone = [
             path
             for path in known
-            if path not in present and _under(path, scopes) and not os.path.isfile(path)
+            if path not in present
+            and (_under(path, scopes) or known[path].sha256 in arrived)
+            and not os.path.isfile(path)
         ]
         report.deleted = len(gone) + gone_held
 

@@ -557,15 +557,19 @@ def _refuse_stdout_into(
 ) -> None:
     """`writes.check_stdout` against `inputs` (read from the catalog `db`), the traces they
     hold, the `catalog` a command writes and, with `rebuild`, the traces that catalog holds,
-    which it reads again. The traces are looked for only when standard output is a file."""
+    which it reads again. The traces are looked for only when standard output is a file;
+    where none are found (no ./workdir, which a rebuild does not need), the command says so
+    itself, whatever standard output is (a rebuild into a log failed `workdir not found`)."""
     stdout = stdout_file()
     if stdout is None:
         return
-    traces = (
-        list((_source(workdir, db).known or {}).values())
-        if db is not None
-        else discover(paths, workdir)
-    )
+    traces: list[str] = []
+    with contextlib.suppress(MurTraceError):
+        traces = (
+            list((_source(workdir, db).known or {}).values())
+            if db is not None
+            else discover(paths, workdir)
+        )
     if rebuild and catalog is not None and catalog.is_file():
         with contextlib.suppress(MurTraceError):  # no catalog: ingest says so itself
             traces += list((_source(workdir, catalog).known or {}).values())

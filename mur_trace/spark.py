@@ -250,13 +250,45 @@ def session(master: str | None = None, config: Mapping[str, str] | None = None) 
     try:
         _start_java(options)
         with _pandas_warning_ignored():
-            return builder.getOrCreate()
-    except PySparkException as exc:
+            spark = builder.getOrCreate()
+    except PySparkException as exc:  # the JVM did not start: Java, or what spark-submit read
+        said = _JAVA_STDERR.reason()
+        version = _java_version(java)
+        if version is not None and version >= 17:
+            raise MurTraceError(
+                E_IO_003, f"Spark could not start{_at(master)}: {said or _first_line(exc)}"
+            ) from None
         raise MurTraceError(
             E_CFG_003,
             f"Spark could not start Java ({java}); Spark 4 needs Java 17 or later: "
             f"{_first_line(exc)}",
         ) from None
+    except Exception as exc:  # the JVM started, Spark did not (a master it cannot parse or reach)
+        said = _JAVA_STDERR.reason()
+        raise MurTraceError(
+            E_IO_003, f"Spark could not start{_at(master)}: {said or _first_line(exc)}"
+        ) from None
+    _JAVA_STDERR.release()
+    return spark
+
+
+def _at(master: str | None) -> str:
+    return f" with --master {master}" if master is not None else ""
+
+
+def _java_version(java: str) -> int | None:
+    """The major version of `java` (`java -version`), None when it cannot be told."""
+    import subprocess
+
+    try:
+        said = subprocess.run([java, "-version"], capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    found = re.search(r'version "(\d+)(?:\.(\d+))?', said.stderr + said.stdout)
+    if found is None:
+        return None
+    major = int(found.group(1))
+    return int(found.group(2) or 0) if major == 1 else major  # "1.8.0" is Java 8
 
 
 #: What Java says on stderr at every start that is not the user's business: Spark's
@@ -287,13 +319,58 @@ def _start_java(options: Mapping[str, str]) -> None:
 
 def _pass_on(stream: IO[bytes]) -> None:
     """Copy what Java writes to `stream` to stderr (a terminal's, or a notebook's), line by
-    line, but `_JAVA_NOISE`. It reads to the end whatever happens to a line: Java would
-    block on a full pipe."""
+    line, but `_JAVA_NOISE`, held back until Spark has started (`_JAVA_STDERR`). It reads
+    to the end whatever happens to a line: Java would block on a full pipe."""
     for line in iter(stream.readline, b""):
         if not line.startswith(_JAVA_NOISE):
-            with contextlib.suppress(Exception):  # stderr closed, or replaced by then
-                sys.stderr.write(line.decode("utf-8", "replace"))
-                sys.stderr.flush()
+            _JAVA_STDERR.line(line.decode("utf-8", "replace"))
+
+
+def _write_stderr(text: str) -> None:
+    with contextlib.suppress(Exception):  # stderr closed, or replaced by then
+        sys.stderr.write(text)
+        sys.stderr.flush()
+
+
+class _HeldStderr:
+    """What the JVM writes on stderr while Spark starts, held back: when it cannot start
+    (a master it cannot parse or reach, spark-submit refusing its options), its stack
+    traces and log lines were printed before mur-trace's one line, which now says the
+    reason they hold; once started, what was held is written, and the rest as it comes."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._held: list[str] = []
+        self._holding = True
+
+    def line(self, text: str) -> None:
+        with self._lock:
+            if self._holding:
+                self._held.append(text)
+                return
+        _write_stderr(text)
+
+    def release(self) -> None:
+        with self._lock:
+            self._holding, held, self._held = False, self._held, []
+        for text in held:
+            _write_stderr(text)
+
+    def reason(self) -> str | None:
+        """The reason in what was held: the message of its first Java exception, else of
+        its first ERROR line (`All masters are unresponsive! Giving up.`)."""
+        with self._lock:
+            held = list(self._held)
+        for pattern in (r"Exception(?: in thread \S+)? ?\S*?: (.+)", r"\bERROR\b.*?: (.+)"):
+            for text in held:
+                found = re.search(pattern, text)
+                if found and found.group(1).strip():
+                    return _JAVA_CLASS.sub("", found.group(1).strip())
+        return None
+
+
+#: Spark's JVM's stderr (`_pass_on`, `session`).
+_JAVA_STDERR = _HeldStderr()
 
 
 def read_events(spark: SparkSession, export: str) -> DataFrame:
@@ -306,7 +383,9 @@ def read_events(spark: SparkSession, export: str) -> DataFrame:
     try:
         return spark.read.parquet(_literal(path))
     except AnalysisException as exc:
-        if exc.getCondition() == "PATH_NOT_FOUND":
+        # no directory, or one with no Parquet file (an export always writes one: a table
+        # of no rows is a file of its columns): no events dataset
+        if exc.getCondition() in ("PATH_NOT_FOUND", "UNABLE_TO_INFER_SCHEMA"):
             raise _no_events(export) from None
         raise MurTraceError(E_IO_003, f"cannot read {path}: {_first_line(exc)}") from None
     except (PySparkException, Py4JJavaError) as exc:  # a file that is not Parquet, or torn

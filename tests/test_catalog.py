@@ -1134,3 +1134,50 @@ def test_an_ingest_removes_what_a_killed_ingest_left(
     ingest(tmp_path / "catalog.duckdb", workdir=workdir)
     left = sorted(p.name for p in temporary.iterdir())
     assert left == sorted([running.name, unknown.name, elsewhere.name])
+
+
+def test_a_session_moved_elsewhere_is_held_once(workdir: Path, tmp_path: Path) -> None:
+    # moved from live/ to archive/ and archive/ ingested alone: the catalog held it under
+    # both paths, and `redundant --db` counted it twice (21 calls in 8 sessions, 19 in 7
+    # over the files); a trace from elsewhere whose file is merely gone stays
+    live, archive = tmp_path / "live", tmp_path / "archive"
+    archive.mkdir()
+    workdir.rename(live)
+    sessions = sorted(live.glob("ses_*"))
+    sessions[1].rename(archive / sessions[1].name)
+    db = tmp_path / "catalog.duckdb"
+    assert ingest(db, [live, archive]).new == 7
+    sessions[0].rename(archive / sessions[0].name)  # a finished session archived
+    report = ingest(db, [archive])
+    assert (report.new, report.unchanged, report.deleted) == (1, 1, 1)
+    with mur_trace.load(db=db) as trace:
+        assert trace.session_count() == 7
+        assert sorted(p for (p,) in trace.sql("SELECT trace_path FROM traces").fetchall()) == (
+            sorted(
+                str(p.resolve())
+                for p in [*live.glob("ses_*/trace.jsonl"), *archive.glob("ses_*/trace.jsonl")]
+            )
+        )
+    shutil.rmtree(archive / sessions[1].name)  # gone, and live/ ingested: it stays
+    assert ingest(db, [live]).deleted == 0
+    with mur_trace.load(db=db) as trace:
+        assert trace.session_count() == 7
+
+
+def test_a_rebuild_into_a_log_needs_no_workdir(workdir: Path, tmp_path: Path) -> None:
+    # with standard output a file, the check that it is no input looked for ./workdir,
+    # which a rebuild does not need: `workdir not found: workdir` (through a pipe, rebuilt)
+    db = tmp_path / "catalog.duckdb"
+    ingest(db, workdir=workdir)
+    away = tmp_path / "elsewhere"
+    away.mkdir()
+    log = away / "ingest.log"
+    with open(log, "w") as out:
+        done = subprocess.run(
+            [sys.executable, "-m", "mur_trace", "ingest", "--db", str(db), "--rebuild"],
+            cwd=away, stdout=out, stderr=subprocess.PIPE, text=True,
+        )  # fmt: skip
+    assert (done.returncode, done.stderr) == (0, "")
+    assert log.read_text() == (
+        f"{db}: 7 new, 0 appended, 0 rewritten, 0 unchanged, 0 deleted traces; 134 events added\n"
+    )

@@ -283,6 +283,30 @@ def test_a_run_says_nothing_on_stderr(sample_export: Path, tmp_path: Path) -> No
     assert result.stdout == f"{tmp_path / 'out'}: 19 findings\n"
 
 
+@pytest.mark.parametrize(
+    ("master", "reason"),
+    [
+        ("local[x]", "Could not parse Master URL: 'local[x]'"),
+        ("bogus://x", "Master must either be yarn or start with spark, k8s, or local"),
+    ],
+)
+def test_a_master_spark_cannot_use_is_one_line(
+    sample_export: Path, tmp_path: Path, master: str, reason: str
+) -> None:
+    # a master Spark cannot parse was a Python traceback after Java's stack (exit 1); one
+    # spark-submit refuses, Java's stack and then E-CFG-003 saying Spark needs Java 17
+    out = tmp_path / "out"
+    result = subprocess.run(
+        [sys.executable, "-m", "mur_trace", "spark", "redundant", str(sample_export),
+         "-o", str(out), "--master", master],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert (result.returncode, result.stdout) == (2, "")
+    said = f"error[E-IO-003]: Spark could not start with --master {master}: {reason}\n"
+    assert result.stderr == said
+    assert not out.exists()
+
+
 def test_what_py4j_logs_is_not_printed_by_the_command_line() -> None:
     """py4j logs its failures to Python's root logger, which printed them: Ctrl-C while
     Spark worked (`timeout -s INT 8 mur-trace spark redundant …`) printed four tracebacks
@@ -312,6 +336,13 @@ def test_a_directory_that_is_no_export_is_one_line(session, tmp_path: Path) -> N
     assert _one_error_line(runner.invoke(app, command)) == (
         "error[E-IO-003]: the events have no column 'session_id': "
         "not the events of `mur-trace export`"
+    )
+    # an events directory with no Parquet file in it was E-IO-003 UNABLE_TO_INFER_SCHEMA
+    (tmp_path / "empty" / "events").mkdir(parents=True)
+    command = ["spark", "redundant", str(tmp_path / "empty"), "-o", str(tmp_path / "out")]
+    assert _one_error_line(runner.invoke(app, command)) == (
+        f"error[E-IO-001]: no events dataset at {tmp_path / 'empty'}/events: "
+        f"is {tmp_path / 'empty'} a `mur-trace export`?"
     )
 
 
