@@ -35,7 +35,15 @@ from pathlib import Path
 import duckdb
 
 from . import formats
-from .errors import E_IO_001, E_IO_003, E_IO_004, E_TRC_002, E_USAGE, MurTraceError, cut_short
+from .errors import (
+    E_IO_001,
+    E_IO_003,
+    E_IO_004,
+    E_TRC_002,
+    MurTraceError,
+    UsageError,
+    cut_short,
+)
 from .load import (
     BATCH_BYTES,
     Relations,
@@ -792,9 +800,13 @@ def _roll_back(cat: duckdb.DuckDBPyConnection, db: Path, created: bool) -> None:
 def open_catalog(db: str | os.PathLike[str]) -> duckdb.DuckDBPyConnection:
     """A connection that analyses the catalog `db` (read-only; its tables in `main`)."""
     if not os.fspath(db):  # Path("") is ".": it was `cannot open catalog .: ... directory`
-        raise MurTraceError(E_USAGE, "the empty name is no catalog")
+        raise UsageError("the empty name is no catalog")
     db = Path(db)
     if not db.exists():
+        if os.path.lexists(db.parent) and not db.parent.is_dir():  # as ingest says it
+            raise MurTraceError(
+                E_IO_003, f"cannot open catalog {db}: its directory {db.parent} is not a directory"
+            )
         raise MurTraceError(E_IO_001, f"catalog not found: {db}")
     con = _connect(db, read_only=True)
     try:

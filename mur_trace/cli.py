@@ -1049,6 +1049,8 @@ EXPORT_TABLES = ("events", "findings")
 
 
 class PartitionBy(StrEnum):
+    """`export --partition-by`: the column the Parquet datasets are hive-partitioned by."""
+
     date = "date"
     capsule = "capsule"
 
@@ -1209,6 +1211,8 @@ def spark_loops(
 
 
 class PlotKind(StrEnum):
+    """`plot KIND`: the figure to draw (mur_trace.plot)."""
+
     timeline = "timeline"
     waste = "waste"
     rate = "rate"

@@ -452,6 +452,7 @@ class Relations:
         self._parameters = itertools.count()
 
     def names(self) -> list[str]:
+        """Every relation it can make, by name."""
         return [*self.sources, *self.materialised, ACTIVE_FINDINGS]
 
     def uses(self, sql: str) -> list[str]:

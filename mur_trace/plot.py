@@ -12,7 +12,7 @@ import os
 from typing import TYPE_CHECKING, Any
 
 from . import queries
-from .errors import E_IO_004, E_USAGE, MurTraceError, visible
+from .errors import E_IO_004, MurTraceError, UsageError, visible
 from .trace import count_argument
 
 if TYPE_CHECKING:
@@ -91,12 +91,11 @@ def image_format(path: str | os.PathLike[str]) -> str:
 def check_output(path: str | os.PathLike[str]) -> None:
     """An image path a plot can be written to: one of IMAGE_FORMATS, not a directory."""
     if os.path.isdir(path):
-        raise MurTraceError(E_USAGE, f"{path} is a directory: name the image to write")
+        raise UsageError(f"{path} is a directory: name the image to write")
     if image_format(path) not in IMAGE_FORMATS:
-        raise MurTraceError(
-            E_USAGE,
+        raise UsageError(
             f"cannot tell the image format of {path}: end it in "
-            + ", ".join(f".{f}" for f in IMAGE_FORMATS),
+            + ", ".join(f".{f}" for f in IMAGE_FORMATS)
         )
 
 
@@ -191,9 +190,7 @@ def waste(trace: Trace, *, top: int = 12, measure: str = "output_bytes") -> Figu
     """What redundant calls wasted (`output_bytes`, `tokens` or `context_tokens`), by tool
     and by resource."""
     if measure not in WASTE_MEASURES:  # it was a KeyError; E-CLI-001, as any wrong value
-        raise MurTraceError(
-            E_USAGE, f"unknown measure {measure!r}; known: {', '.join(WASTE_MEASURES)}"
-        )
+        raise UsageError(f"unknown measure {measure!r}; known: {', '.join(WASTE_MEASURES)}")
     top = count_argument("top", top, optional=False)
     trace._usable("plot.waste()", events=True)
     rows = _records(trace._query(queries.get("plots/waste").sql))

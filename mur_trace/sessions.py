@@ -62,18 +62,19 @@ def _session_entries(workdir: Path) -> list[tuple[str, bool]]:
         raise MurTraceError(E_IO_003, f"failed to read {workdir}: {exc.strerror}") from None
 
 
-def workdir_traces(workdir: Path) -> list[str]:
+def workdir_traces(workdir: Path, entries: list[tuple[str, bool]] | None = None) -> list[str]:
     """The `ses_*/trace.jsonl` of every session directory of a workdir, oldest first.
 
     A session directory without a readable trace is kept: loading skips it with a warning
     that names it (`load.check_files`). A session directory linked in beside the one it
-    leads to is read once, under the first name.
+    leads to is read once, under the first name. `entries`: its listing
+    (`_session_entries`), when it was made already.
     """
     # joined as text, not through pathlib (5,000 sessions: 25 ms that way, 4 ms so); the
     # same strings, as pathlib leaves no `.` component and no trailing separator
     top = str(Path(workdir))
     prefix = "" if top == "." else top if top.endswith(os.sep) else top + os.sep
-    entries = _session_entries(workdir)
+    entries = _session_entries(workdir) if entries is None else entries
     found = [f"{prefix}{name}{os.sep}{TRACE_FILE}" for name, _ in entries]
     if not found:
         raise MurTraceError(E_TRC_002, f"no sessions found in workdir at {workdir}")
@@ -213,7 +214,12 @@ def discover(
     if workdir is not None and not os.fspath(workdir):  # Path("") would be "."
         raise MurTraceError(E_IO_001, "workdir not found: '' (an empty name)")
     if not paths:
-        return workdir_traces(Path(workdir) if workdir is not None else DEFAULT_WORKDIR)
+        # a workdir of ses_* sessions is read as `mur trace` reads it (what lies beside
+        # them is passed over, as a path it is read too); one with none, as a path
+        # (`--workdir ~/.claude/projects/p` was `no sessions found`)
+        top = Path(workdir or DEFAULT_WORKDIR)
+        entries = _session_entries(top)  # listed once: 5,000 sessions, 3-5 ms a listing
+        return workdir_traces(top, entries) if entries else _workdir_sessions(top)
     found: list[str] = []
     for raw in paths:
         if not os.fspath(raw):  # Path("") is ".": the empty name would read the directory
@@ -223,19 +229,22 @@ def discover(
         if kind == SESSION:
             found.append(str(path / TRACE_FILE))
         elif kind == WORKDIR:
-            # a workdir of ses_* sessions, and the other agents' logs beside them (before,
-            # passed over silently); else an agent's directory of session files
-            sessions = session_dirs(path)
-            if sessions:
-                found.extend(workdir_traces(path))
-                found.extend(formats.agent_sessions(path, beside=sessions) or [])
-            else:
-                found.extend(formats.agent_sessions(path) or workdir_traces(path))
+            found.extend(_workdir_sessions(path))
         elif kind == FILE:  # loading reads it or says why not; with its subagents, if any
             found.extend(formats.with_subagents(path))
         else:  # missing: loading names it (and fails when nothing else is left)
             found.append(str(path))
     return _read_once(found)
+
+
+def _workdir_sessions(path: Path) -> list[str]:
+    """The traces of a workdir: its ses_* sessions and the other agents' logs beside them
+    (before, passed over silently); else, an agent's directory, its session files. One
+    that does not exist is E-IO-001, one that holds no session E-TRC-002."""
+    sessions = session_dirs(path)
+    if sessions:
+        return [*workdir_traces(path), *(formats.agent_sessions(path, beside=sessions) or [])]
+    return formats.agent_sessions(path) or workdir_traces(path)
 
 
 # ── session addressing, as `mur trace` does it ────────────────────────────────
@@ -259,6 +268,13 @@ def _newest(
     # `after:`, as `mur trace` says it, and so said once for both
     names = list(names) if names is not None else session_dirs(workdir)
     if not names:
+        files = formats.agent_sessions(workdir) if where is None else None
+        if files:  # another agent's directory: its files are named by their paths
+            raise MurTraceError(
+                E_TRC_002,
+                f"no ses_* sessions in workdir at {workdir}, which holds another agent's "
+                f"session files: name one by its path (e.g. {files[0]})",
+            )
         raise MurTraceError(E_TRC_002, f"no sessions found in {_where(workdir, where)}")
     return names
 
@@ -458,7 +474,8 @@ def select_sessions(
     also: Mapping[str, str] | None = None,
 ) -> list[Path]:
     """The traces `report` covers: the named sessions (a directory of sessions names all
-    of them: a workdir's, an agent's files), else the workdir's (or the catalog's: `known`,
+    of them: a workdir's, an agent's files), else the workdir's (`discover`: the other
+    agents' logs in it too, but with `--last` or `--since`), or the catalog's (`known`,
     oldest first, named `where`), narrowed by `--last N` (the N newest) or `--since 2h`
     (created within that time: when its id says, or as `created` gives it by name)."""
     if sessions and (last is not None or since is not None):
@@ -478,6 +495,10 @@ def select_sessions(
             else:
                 found.append(resolve_session(arg, workdir, known=known, where=where, also=also))
         return found
+    if known is None and last is None and since is None:
+        # every session of the workdir, as `report DIR` reads it: another agent's files too
+        # (`report --workdir ~/.claude/projects/p` was `no sessions found`)
+        return [Path(trace) for trace in discover(None, workdir)]
     names = _newest(workdir, known, where)
     if since is not None:
         window = parse_since(since)

@@ -74,6 +74,7 @@ class World:
 
     @classmethod
     def make(cls, rng: random.Random) -> World:
+        """A world of a few files in each of DIRS, and where each of SYMBOLS is defined."""
         world = cls(rng)
         for d in DIRS:
             for stem in rng.sample(STEMS, rng.randint(3, 6)):
@@ -84,6 +85,7 @@ class World:
         return world
 
     def change(self, path: str) -> None:
+        """`path` is written: a new version, and mostly a new size."""
         self.clock += 1
         self.files[path] = 1000 + self.clock
         if self.rng.random() < SIZE_CHANGES:
@@ -107,13 +109,16 @@ class World:
         return 100 + zlib.crc32(key.encode()) % 9000
 
     def remove(self, path: str) -> None:
+        """`path` is deleted (moved away)."""
         self.files.pop(path, None)
 
     def under(self, directory: str) -> tuple:
+        """The files below `directory` with their versions, sorted."""
         prefix = directory.rstrip("/") + "/"
         return tuple(sorted((p, v) for p, v in self.files.items() if p.startswith(prefix)))
 
     def version(self, resource: tuple) -> object:
+        """What a read of `resource` sees now (None: nothing there): changes when it changes."""
         kind, name = resource
         if kind == "file":
             return self.files.get(name)
@@ -144,6 +149,7 @@ class Session:
     # ── writing events ──────────────────────────────────────────────────────
 
     def emit(self, event_type: str, **fields: object) -> int:
+        """Append one event of `event_type` (its session and a later timestamp added); its line."""
         self.clock += self.rng.randint(40, 900)
         event = {
             "event_type": event_type,
@@ -155,6 +161,7 @@ class Session:
         return len(self.lines)
 
     def start(self, capsule: str, task_id: str | None = None) -> None:
+        """A `session_start` (an attempt of a task, when `task_id`), with an empty context."""
         self.totals = dict.fromkeys(("turns", "in", "out", "tools", "shells"), 0)
         self.turn = 0
         extra = {"task_id": task_id} if task_id else {}
@@ -171,6 +178,7 @@ class Session:
         self.reset()
 
     def end(self, status: str = "ok") -> None:
+        """A `session_end` with the totals since `start`, and `status`."""
         self.emit(
             "session_end",
             total_turns=self.totals["turns"],
@@ -187,6 +195,7 @@ class Session:
         self.held.clear()
 
     def think(self, tool: str | None) -> None:
+        """An inference turn that calls `tool` (None: the turn that ends the attempt)."""
         out = self.rng.randint(40, 400)
         self.emit(
             "inference",
@@ -211,6 +220,7 @@ class Session:
         effect: str | None = None,
         resource_id: str | None = None,
     ) -> int:
+        """A `tool_call` of this turn, its effect and resource declared when given; its line."""
         fields: dict[str, object] = {"turn": self.turn, "tool_name": tool, "input": data}
         fields |= {
             "input_bytes": len(json.dumps(data)),
@@ -229,6 +239,7 @@ class Session:
         return self.emit("tool_call", **fields)
 
     def shell(self, binary: str | None, command: str, exit_code: int = 0, out: int = 0) -> None:
+        """The `shell` event the runtime writes after a shell tool's call."""
         fields: dict[str, object] = {"turn": self.turn}
         if binary:
             fields["binary"] = binary
@@ -262,6 +273,7 @@ class Session:
     # ── what the agent does ─────────────────────────────────────────────────
 
     def pick_file(self) -> str:
+        """A file to work on: mostly one of the last few, else any."""
         if self.recent and self.rng.random() < 0.55:
             choice = self.rng.choice(self.recent[-6:])
             if choice in self.world.files:
@@ -305,6 +317,7 @@ class Session:
         self.read_file()
 
     def read_file(self) -> None:
+        """The editor reads a whole file (declared: read)."""
         path = self.pick_file()
         self.think("editor")
         line = self.call(
@@ -327,6 +340,7 @@ class Session:
         self.observe(line, ("file", path), "whole", False)
 
     def edit_file(self) -> None:
+        """The editor writes a file (declared: mutate)."""
         path = self.pick_file()
         self.think("editor")
         self.call(
@@ -339,6 +353,7 @@ class Session:
         self.recent.append(path)
 
     def list_dir(self) -> None:
+        """The editor lists a directory (declared: read)."""
         d = self.rng.choice(DIRS)
         self.think("editor")
         line = self.call(
@@ -348,6 +363,7 @@ class Session:
         self.observe(line, ("dir", d), "listing", True)
 
     def search(self) -> None:
+        """The editor searches a directory for a pattern (declared: read)."""
         d = self.rng.choice(DIRS[:3])
         pattern = self.rng.choice(PATTERNS)
         self.think("editor")
@@ -360,6 +376,7 @@ class Session:
         self.observe(line, ("dir", d), f"search:{pattern}", True)
 
     def symbol(self) -> None:
+        """The code graph looks a symbol up, or renames it (declared, with its resource id)."""
         sym = self.rng.choice(SYMBOLS)
         op = self.rng.choice(["find_definition", "find_references"])
         data: dict[str, object] = {"operation": op, "symbol": sym}
@@ -380,6 +397,7 @@ class Session:
         self.observe(line, ("sym", sym), op, True)
 
     def fetch(self) -> None:
+        """A web page is fetched (declared: read, with its URL as resource id)."""
         url = self.rng.choice(URLS)
         self.think("fetch")
         line = self.call(
@@ -392,6 +410,7 @@ class Session:
         self.observe(line, ("url", url), "whole", True)
 
     def legacy_read(self) -> None:
+        """A tool that declares nothing reads a file through an unusual key."""
         path = self.pick_file()
         key = self.rng.choice(["File_Path", "FILE_PATH", "filepath", "Path"])
         self.think("legacy-fs")
@@ -418,6 +437,7 @@ class Session:
         self.recent.append(path)
 
     def git(self) -> None:
+        """A git command: a read of the tree, or a checkout or stash that changes files."""
         r = self.rng.random()
         if r < 0.55:
             args = self.rng.choice([["status", "--short"], ["diff"], ["log", "--oneline", "-5"]])
@@ -485,6 +505,7 @@ class Session:
             self.recent.append(path)
 
     def maybe_compact(self) -> None:
+        """Past 60,000 tokens, the context is compacted half of the time."""
         if self.context_tokens > 60_000 and self.rng.random() < 0.5:
             self.emit(
                 "compaction",
@@ -497,10 +518,13 @@ class Session:
 
 
 def session_id(created_ms: int, rng: random.Random) -> str:
+    """A Murmur session id (a UUID v7, as `ses_` + 32 hex) created at `created_ms`."""
     return f"ses_{created_ms:012x}7{rng.getrandbits(12):03x}{rng.getrandbits(64) | 1 << 63:016x}"
 
 
 def simulate(index: int, seed: int, turns: tuple[int, int] = (8, 40)) -> Session:
+    """The session `index` of the run of `seed`: one or more tasks of attempts of `turns` turns,
+    written with the truth of each read."""
     rng = random.Random(f"{seed}:{index}")
     created = START_MS + index * 97_000 + rng.randint(0, 90_000)
     session = Session(session_id(created, rng), created, World.make(rng), rng)

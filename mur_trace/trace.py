@@ -11,7 +11,7 @@ import duckdb
 
 from . import queries
 from .effects import Effect
-from .errors import E_TRC_001, E_TRC_002, E_USAGE, MurTraceError
+from .errors import E_TRC_001, E_TRC_002, E_USAGE, MurTraceError, UsageError
 from .load import (
     ACTIVE_FINDINGS,
     FOLLOWED_FINDINGS,
@@ -42,9 +42,7 @@ def count_argument(name: str, value: Any, optional: bool = True) -> int | None:
         number = None
     if number is not None and 0 <= number <= BIGINT_MAX:
         return number
-    raise MurTraceError(
-        E_USAGE, f"{name} must be a whole number from 0 to {BIGINT_MAX}, not {value!r}"
-    )
+    raise UsageError(f"{name} must be a whole number from 0 to {BIGINT_MAX}, not {value!r}")
 
 
 @dataclass(frozen=True)
@@ -397,7 +395,7 @@ class Trace:
             isinstance(max_rate, int | float) and not isinstance(max_rate, bool)
             and 0 <= max_rate <= 1
         ):  # fmt: skip
-            raise MurTraceError(E_USAGE, f"max_rate must be a share from 0 to 1, not {max_rate!r}")
+            raise UsageError(f"max_rate must be a share from 0 to 1, not {max_rate!r}")
         return self._query(
             queries.get("metrics/check").sql,
             max_redundant=count_argument("max_redundant", max_redundant),

@@ -1181,3 +1181,19 @@ def test_a_rebuild_into_a_log_needs_no_workdir(workdir: Path, tmp_path: Path) ->
     assert log.read_text() == (
         f"{db}: 7 new, 0 appended, 0 rewritten, 0 unchanged, 0 deleted traces; 134 events added\n"
     )
+
+
+def test_a_catalog_under_a_file_cannot_be_opened(tmp_path: Path) -> None:
+    # to the commands that read one, it was E-IO-001 `catalog not found`, where ingest
+    # said E-IO-003, as the README's table does
+    (tmp_path / "out.csv").write_text("a,b\n")
+    db = tmp_path / "out.csv" / "c.duckdb"
+    said = f"cannot open catalog {db}: its directory {tmp_path / 'out.csv'} is not a directory"
+    with pytest.raises(mur_trace.MurTraceError) as caught:
+        mur_trace.load(db=db)
+    assert (caught.value.code, caught.value.message) == ("E-IO-003", said)
+    result = runner.invoke(app, ["redundant", "--db", str(db)])
+    assert (result.exit_code, result.stderr) == (2, f"error[E-IO-003]: {said}\n")
+    with pytest.raises(mur_trace.MurTraceError) as caught:
+        mur_trace.load(db=tmp_path / "nowhere" / "c.duckdb")  # a directory missing: not found
+    assert caught.value.code == "E-IO-001"

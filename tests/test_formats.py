@@ -437,6 +437,32 @@ def test_other_agents_logs_beside_a_workdirs_sessions_are_read(
     assert murmur_only.stdout.endswith("total:      2 redundant calls in 1 of 1 session\n")
 
 
+def test_a_workdir_with_no_murmur_session_is_read_as_a_path(tmp_path: Path) -> None:
+    """`--workdir` of an agent's directory (no `ses_*` in it) was `no sessions found`,
+    where the directory as a path is its sessions: the real Claude Code project directory,
+    5 sessions (3 files and 2 subagents of one)."""
+    project = REAL / "claude-code"
+    for command in (["redundant"], ["report"], ["check", "--max-redundant", "0"]):
+        by_option = runner.invoke(app, [*command, "--workdir", str(project)])
+        by_path = runner.invoke(app, [*command, str(project)])
+        assert by_option.stderr == "", by_option.output
+        assert (by_option.exit_code, by_option.stdout) == (by_path.exit_code, by_path.stdout)
+    report = runner.invoke(app, ["report", "--workdir", str(project)])
+    assert f"Sessions: 5  ({project})" in report.stdout
+    first = project / "chiphuyen_sniffly__d3ad4cdc-5657-435d-98fa-0035d53e383d.jsonl"
+    shown = runner.invoke(app, ["show", "--workdir", str(project)])
+    assert (shown.exit_code, shown.stderr) == (
+        2,
+        f"error[E-TRC-002]: no ses_* sessions in workdir at {project}, which holds another "
+        f"agent's session files: name one by its path (e.g. {first})\n",
+    )
+    (tmp_path / "empty").mkdir()  # no session of any agent: as before
+    empty = runner.invoke(app, ["redundant", "--workdir", str(tmp_path / "empty")])
+    assert (
+        empty.stderr == f"error[E-TRC-002]: no sessions found in workdir at {tmp_path / 'empty'}\n"
+    )
+
+
 def test_a_directory_of_sessions_is_all_of_them_to_report_and_none_to_show(
     tmp_path: Path, sample_workdir: Path
 ) -> None:
