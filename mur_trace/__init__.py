@@ -45,7 +45,7 @@ from .load import (
     skipped_traces,
     trace_warnings,
 )
-from .sessions import as_paths, discover, given_paths
+from .sessions import as_paths, discover, given_paths, path_argument
 from .trace import Report, SessionShow, Trace, count_argument
 
 __all__ = [
@@ -94,8 +94,7 @@ def load(
     Claude Code, Codex, OpenHands) is recognised from its first line; `format_in` forces one
     (a name of `mur_trace.formats.FORMATS`).
     """
-    if not isinstance(require_readable, bool):  # "no" counted as true
-        raise UsageError(f"require_readable is True or False, not {require_readable!r}")
+    _readable_argument(require_readable)
     paths = _asked(
         paths, policy, rules, format_in=format_in, workdir=workdir, db=db, effects=effects
     )
@@ -134,6 +133,11 @@ def load(
     return Trace(con, skipped, policy, rules=rules, effects=declared)
 
 
+def _readable_argument(require_readable: object) -> None:
+    if not isinstance(require_readable, bool):  # "no" counted as true
+        raise UsageError(f"require_readable is True or False, not {require_readable!r}")
+
+
 def _asked(
     paths: Iterable[str | os.PathLike[str]] | None,
     policy: str = "reference",
@@ -156,10 +160,7 @@ def _asked(
         formats.reader(format_in)
     count_argument("batch_bytes", batch_bytes)
     for name, value in files.items():
-        if value is not None and (
-            not isinstance(value, str | os.PathLike) or isinstance(os.fspath(value), bytes)
-        ):
-            raise UsageError(f"{name} is a path (str or os.PathLike), not {value!r}")
+        path_argument(name, value)
     return given_paths(paths)
 
 
@@ -524,6 +525,7 @@ def summarise(
     # what was asked for is checked before any trace is read: a bad effects file or rule is
     # its own error, never taken for traces that cannot be read (with require_readable
     # False, it was passed over, and the sessions summarised without them)
+    _readable_argument(require_readable)
     paths = _asked(
         paths, policy, rules, format_in=format_in, batch_bytes=batch_bytes, workdir=workdir,
         db=db, effects=effects,

@@ -65,6 +65,7 @@ from .sessions import (
     created_ms,
     discover,
     given_paths,
+    path_argument,
     trace_key,
     trace_keys,
 )
@@ -416,6 +417,25 @@ def _rebuilt(
     return {path: fmt for path, fmt in others.items() if path not in gone}, len(gone)
 
 
+def _moved(cat: duckdb.DuckDBPyConnection, new: list[str], held: list[str]) -> list[str]:
+    """Those of the `held` traces whose file is gone and whose session a trace `new` to
+    the catalog holds, stored and readable: a session moved elsewhere, whatever its bytes
+    now (one still written when it was ingested has grown since)."""
+    gone = [path for path in held if not os.path.isfile(path)]
+    if not gone:
+        return []
+    return [
+        path
+        for (path,) in cat.execute(
+            "SELECT DISTINCT o.trace_path FROM traces AS o JOIN traces AS n USING (session_id) "
+            "WHERE o.trace_path IN (SELECT unnest($gone::VARCHAR[])) "
+            "AND n.trace_path IN (SELECT unnest($new::VARCHAR[])) AND n.error_code IS NULL "
+            "ORDER BY 1",
+            {"gone": gone, "new": new},
+        ).fetchall()
+    ]
+
+
 def _under(path: str, scopes: list[str]) -> bool:
     """Whether the trace `path` is one of `scopes` (resolved roots) or lies below one."""
     return any(path == scope or path.startswith(scope + os.sep) for scope in scopes)
@@ -455,6 +475,8 @@ def ingest(
     bounds a fleet's ingest; an ingest that needs more at once (values of tens of MB, which
     DuckDB holds whole) is rolled back and made again once without that bound.
     """
+    for name, value in (("db", db), ("workdir", workdir)):
+        path_argument(name, value)
     # a list: an iterator (Path.glob) would be used up by the first attempt
     arguments = (db, as_paths(given_paths(paths)), workdir, rebuild, strict, progress, format_in)
     try:
@@ -590,16 +612,13 @@ def _ingest(
         present = set(files)
         # gone: under what was named, and no longer a file (a trace ingested from a nested
         # workdir, or named by its path, is under the root and not found by it, but stays);
-        # from elsewhere, one whose file is gone stays (the catalog holds its only copy)
-        # unless its bytes came back under another path: a session moved (`live/` to
-        # `archive/`, the new place ingested alone) was held twice, and counted twice
-        arrived = {state.sha256 for path, state in states.items() if path not in known}
+        # from elsewhere, one whose file is gone stays (the catalog holds its only copy),
+        # but a session moved (`live/` to `archive/`, the new place ingested alone) was
+        # held twice, and counted twice: it leaves once its new place is stored (`moved`)
         gone = [
             path
             for path in known
-            if path not in present
-            and (_under(path, scopes) or known[path].sha256 in arrived)
-            and not os.path.isfile(path)
+            if path not in present and _under(path, scopes) and not os.path.isfile(path)
         ]
         report.deleted = len(gone) + gone_held
 
@@ -688,6 +707,12 @@ def _ingest(
             )
             if progress:
                 progress(done, len(changed), report.events)
+        # a moved session leaves its old place once its new one is stored and readable
+        new = [path for path in states if path not in known]
+        if exists and new:
+            left = _moved(cat, new, [p for p in known if p not in present and p not in gone])
+            _remove(cat, left, [*STORED, "trace_files"])
+            report.deleted += len(left)
         if exists and (changed or gone or not in_order(cat)):
             # findings in report order, so that reading them needs no sort
             cat.execute(

@@ -29,6 +29,10 @@ class MurTraceError(Exception):
         self.message = message
         self.more = tuple(more)
 
+    def __reduce__(self) -> tuple[type, tuple[str, str, tuple[str, ...]]]:
+        """Pickled with its code (a process pool, a notebook's cache): it was not."""
+        return (type(self), (self.code, self.message, self.more))
+
     def __str__(self) -> str:
         return "\n".join([f"error[{self.code}]: {visible(self.message)}", *map(visible, self.more)])
 
@@ -40,6 +44,9 @@ class UsageError(MurTraceError, TypeError, ValueError):
 
     def __init__(self, message: str) -> None:
         super().__init__(E_USAGE, message)
+
+    def __reduce__(self) -> tuple[type, tuple[str]]:
+        return (type(self), (self.message,))
 
 
 def visible(text: str) -> str:

@@ -420,6 +420,10 @@ def create_macros(con: duckdb.DuckDBPyConnection) -> None:
 _COMMENT = re.compile(r"--[^\n]*")
 _BLOCK_COMMENT = re.compile(r"/\*.*?\*/", re.DOTALL)
 _READS = re.compile(r"\b(?:FROM|JOIN)\s+([A-Za-z_][A-Za-z0-9_]*)", re.IGNORECASE)
+#: `_READS`, a name in double quotes too (`FROM "events"`).
+_QUOTED_READS = re.compile(r'\b(?:FROM|JOIN)\s+"?([A-Za-z_][A-Za-z0-9_]*)"?', re.IGNORECASE)
+#: A SQL string literal (`'it''s'`).
+_STRING_LITERAL = re.compile(r"'(?:[^']|'')*'")
 
 
 def _active(policy: str) -> str:
@@ -461,15 +465,18 @@ class Relations:
         read = {name.lower() for name in _READS.findall(_COMMENT.sub(" ", sql))}
         return [name for name in self.names() if name in read]
 
-    def reads(self, sql: str, table: str, loose: bool = False) -> bool:
-        """Whether `sql` reads `table` (a name after FROM or JOIN), itself or through the
-        relations it names (`loose`: as `ensure_all` finds them in a user's query)."""
+    def reads(self, sql: str, table: str) -> bool:
+        """Whether `sql` reads `table` (a name after FROM or JOIN, quoted or not, outside
+        comments and string literals), itself or through the relations it names so. A
+        column or alias of a relation's name is no reading of it."""
         seen: set[str] = set()
 
-        def through(text: str, loose: bool) -> bool:
-            if table in {n.lower() for n in _READS.findall(_COMMENT.sub(" ", text))}:
+        def through(text: str) -> bool:
+            text = _STRING_LITERAL.sub("''", _BLOCK_COMMENT.sub(" ", _COMMENT.sub(" ", text)))
+            named = {n.lower() for n in _QUOTED_READS.findall(text)}
+            if table in named:
                 return True
-            for name in [*self.uses(text), *(self._words(text) if loose else ())]:
+            for name in [n for n in self.names() if n in named]:
                 if name not in seen:
                     seen.add(name)
                     source = (
@@ -477,11 +484,11 @@ class Relations:
                         if name == ACTIVE_FINDINGS
                         else self.sources.get(name) or self.materialised.get(name)
                     )
-                    if source is not None and through(source, False):
+                    if source is not None and through(source):
                         return True
             return False
 
-        return through(sql, loose)
+        return through(sql)
 
     def _words(self, sql: str) -> list[str]:
         """The relations whose names stand in a user's query as words (`ensure_all`)."""
@@ -684,7 +691,17 @@ def plain(rel: duckdb.DuckDBPyRelation) -> duckdb.DuckDBPyRelation:
     enums = [c for c, t in zip(rel.columns, rel.types, strict=True) if t.id == "enum"]
     if not enums:
         return rel
-    return rel.select("* REPLACE (" + ", ".join(f'"{c}"::VARCHAR AS "{c}"' for c in enums) + ")")
+    if len(set(enums)) == len(enums):
+        cast = ", ".join(f'"{c}"::VARCHAR AS "{c}"' for c in enums)
+        return rel.select(f"* REPLACE ({cast})")
+    # two columns of one name (`SELECT *` of a join on the path): no REPLACE takes them,
+    # so every column is listed (`"trace_path"` names the first: DuckDB's own `*`)
+    return rel.select(
+        ", ".join(
+            f'#{i}::VARCHAR AS "{c}"' if t.id == "enum" else f'#{i} AS "{c}"'
+            for i, (c, t) in enumerate(zip(rel.columns, rel.types, strict=True), start=1)
+        )
+    )
 
 
 def load_traces(

@@ -337,10 +337,11 @@ def _first_string_of(raw: str) -> str | None:
 
 
 def input_summary(inputs: list[str]) -> str:
-    """`steps --verbose`: the first string of the first input that has one, cut at 60."""
+    """`steps --verbose`: the first string of the first input that has one, cut at 60; the
+    empty string is one, shown `""`, as `mur trace` shows it (it was passed over)."""
     for raw in inputs:
         found = _first_string_of(raw)
-        if found:
+        if found is not None:
             return f'"{visible(_cut(found, STEPS_SUMMARY_LIMIT))}"'
     return ""
 

@@ -129,6 +129,15 @@ def as_paths(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]] | 
     return list(paths)
 
 
+def path_argument(name: str, value: object) -> None:
+    """Refuse (`UsageError`) a value of the Python API's argument `name` that is neither
+    None nor a path (`str` or `os.PathLike` of text): it was a TypeError from deep inside."""
+    if value is not None and (
+        not isinstance(value, str | os.PathLike) or isinstance(os.fspath(value), bytes)
+    ):
+        raise UsageError(f"{name} is a path (str or os.PathLike), not {value!r}")
+
+
 def given_paths(
     paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]] | None,
 ) -> list[str | os.PathLike[str]] | None:
@@ -499,6 +508,14 @@ def select_sessions(
         # every session of the workdir, as `report DIR` reads it: another agent's files too
         # (`report --workdir ~/.claude/projects/p` was `no sessions found`)
         return [Path(trace) for trace in discover(None, workdir)]
+    if known is None and not session_dirs(workdir) and formats.agent_sessions(workdir):
+        flag = "--since" if since is not None else "--last"
+        raise MurTraceError(
+            E_TRC_002,
+            f"{flag} counts sessions by when they were created, which another agent's "
+            f"session files in {workdir} do not say without reading them: ingest them "
+            f"(mur-trace ingest --db c.duckdb {workdir}) and give --db c.duckdb",
+        )
     names = _newest(workdir, known, where)
     if since is not None:
         window = parse_since(since)

@@ -247,12 +247,13 @@ def session(master: str | None = None, config: Mapping[str, str] | None = None) 
     builder = SparkSession.builder
     for key, value in options.items():
         builder = builder.config(key, value)
+    _JAVA_STDERR.hold()
     try:
         _start_java(options)
         with _pandas_warning_ignored():
             spark = builder.getOrCreate()
     except PySparkException as exc:  # the JVM did not start: Java, or what spark-submit read
-        said = _JAVA_STDERR.reason()
+        said = _JAVA_STDERR.drop()
         version = _java_version(java)
         if version is not None and version >= 17:
             raise MurTraceError(
@@ -264,7 +265,7 @@ def session(master: str | None = None, config: Mapping[str, str] | None = None) 
             f"{_first_line(exc)}",
         ) from None
     except Exception as exc:  # the JVM started, Spark did not (a master it cannot parse or reach)
-        said = _JAVA_STDERR.reason()
+        said = _JAVA_STDERR.drop()
         raise MurTraceError(
             E_IO_003, f"Spark could not start{_at(master)}: {said or _first_line(exc)}"
         ) from None
@@ -333,15 +334,21 @@ def _write_stderr(text: str) -> None:
 
 
 class _HeldStderr:
-    """What the JVM writes on stderr while Spark starts, held back: when it cannot start
-    (a master it cannot parse or reach, spark-submit refusing its options), its stack
-    traces and log lines were printed before mur-trace's one line, which now says the
-    reason they hold; once started, what was held is written, and the rest as it comes."""
+    """What the JVM writes on stderr while `session` starts Spark, held back (`hold`):
+    when it cannot start (a master it cannot parse or reach, spark-submit refusing its
+    options), its stack traces and log lines were printed before mur-trace's one line,
+    which now says the reason they hold (`drop`, which lets go of them); once started,
+    what was held is written (`release`). Outside `session`, lines are written as they
+    come."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._held: list[str] = []
-        self._holding = True
+        self._holding = False
+
+    def hold(self) -> None:
+        with self._lock:
+            self._holding, self._held = True, []
 
     def line(self, text: str) -> None:
         with self._lock:
@@ -356,11 +363,12 @@ class _HeldStderr:
         for text in held:
             _write_stderr(text)
 
-    def reason(self) -> str | None:
-        """The reason in what was held: the message of its first Java exception, else of
-        its first ERROR line (`All masters are unresponsive! Giving up.`)."""
+    def drop(self) -> str | None:
+        """Stop holding, leave out what was held, and give the reason it holds: the
+        message of its first Java exception, else of its first ERROR line (`All masters
+        are unresponsive! Giving up.`)."""
         with self._lock:
-            held = list(self._held)
+            self._holding, held, self._held = False, self._held, []
         for pattern in (r"Exception(?: in thread \S+)? ?\S*?: (.+)", r"\bERROR\b.*?: (.+)"):
             for text in held:
                 found = re.search(pattern, text)

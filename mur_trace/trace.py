@@ -23,7 +23,7 @@ from .load import (
     set_rules,
     trace_warnings,
 )
-from .sessions import TRACE_FILE
+from .sessions import TRACE_FILE, path_argument
 
 #: The largest count DuckDB holds (BIGINT), the bound of every count argument: a larger
 #: one was an E-IO-003 naming a DuckDB conversion, not a usage error.
@@ -43,6 +43,13 @@ def count_argument(name: str, value: Any, optional: bool = True) -> int | None:
     if number is not None and 0 <= number <= BIGINT_MAX:
         return number
     raise UsageError(f"{name} must be a whole number from 0 to {BIGINT_MAX}, not {value!r}")
+
+
+def _spelled(trace_path: object) -> str:
+    """A session argument of the API as text: a path, a directory or a session id
+    (anything else is a `UsageError`, not a TypeError of `os.fspath`)."""
+    path_argument("a session", trace_path)
+    return os.fspath(trace_path)  # type: ignore[arg-type]
 
 
 @dataclass(frozen=True)
@@ -241,14 +248,21 @@ class Trace:
             return found or trace_path
         self._relations.ensure("sessions")
         named = self.con.execute(
-            "SELECT DISTINCT trace_path::VARCHAR FROM sessions WHERE session_id = $id",
+            "SELECT DISTINCT trace_path::VARCHAR FROM sessions WHERE session_id = $id ORDER BY 1",
             {"id": trace_path},
         ).fetchall()
-        return named[0][0] if len(named) == 1 else trace_path
+        if len(named) > 1:  # a session and its copy: the command line's words
+            raise MurTraceError(
+                E_TRC_002,
+                f"ambiguous: '{trace_path}' is the session of {len(named)} loaded traces — "
+                "give its path",
+                [f"  {path}" for (path,) in named],
+            )
+        return named[0][0] if named else trace_path
 
     def _complete(self, trace_path: str | None) -> tuple[str, duckdb.DuckDBPyRelation]:
         """The trace asked for (default: the first analysed) and its metrics; it must be whole."""
-        trace_path = self._loaded(self._first() if trace_path is None else os.fspath(trace_path))
+        trace_path = self._loaded(self._first() if trace_path is None else _spelled(trace_path))
         # asked of `sessions`, which is far lighter to plan than the metrics
         self._relations.ensure("sessions")
         rows = self.con.execute(
@@ -314,7 +328,7 @@ class Trace:
         """The analysed trace a path names however spelled (default: the first analysed), as
         `steps` and `plot.timeline` read it; one not analysed is the error `show` gives."""
         self._usable(what, events=True)
-        trace_path = self._loaded(self._first() if trace_path is None else os.fspath(trace_path))
+        trace_path = self._loaded(self._first() if trace_path is None else _spelled(trace_path))
         if not self.con.execute(
             "SELECT 1 FROM traces WHERE trace_path::VARCHAR = $path AND error_code IS NULL",
             {"path": trace_path},
@@ -426,7 +440,7 @@ class Trace:
         self, query: str, params: dict[str, Any], loose: bool = False
     ) -> duckdb.DuckDBPyRelation:
         self._usable("sql()")
-        if self._summary == "metrics only" and self._relations.reads(query, "events", loose):
+        if self._summary == "metrics only" and self._relations.reads(query, "events"):
             self._usable("sql()", events=True)  # it was DuckDB's `Table ... does not exist`
         self._relations.ensure_all(query, loose)
         return plain(self.con.sql(query, params=params or None))

@@ -800,3 +800,84 @@ def test_every_public_name_has_a_docstring() -> None:
 
         walk(ast.parse(module.read_text()), "")
     assert missing == []
+
+
+def test_a_summary_serves_queries_that_only_name_its_relations_otherwise(
+    sample_workdir: Path,
+) -> None:
+    # a column, an alias, a comment or a string named like a relation that reads events
+    # was refused (`sum(redundant_calls)` of session_metrics, `AS tool_calls`)
+    summary = mur_trace.summarise(workdir=sample_workdir)
+    assert summary.sql("SELECT sum(redundant_calls) FROM session_metrics").fetchall() == [(19,)]
+    assert summary.sql(
+        "SELECT count(*) AS tool_calls FROM session_metrics /* FROM events */ "
+        "WHERE session_id <> 'FROM events'"
+    ).fetchall() == [(7,)]
+    # and a quoted name is a reading: it was DuckDB's `Table with name events does not exist`
+    assert _refused(lambda: summary.sql('SELECT count(*) FROM "events"')).startswith(
+        "sql(): a Trace of summarise() over trace files"
+    )
+
+
+def test_two_columns_of_the_paths_type_keep_their_rows(sample_workdir: Path) -> None:
+    # `* REPLACE` of two columns of one name was DuckDB's `Duplicate entry "trace_path"`
+    first = str(sorted(sample_workdir.glob("ses_*/trace.jsonl"))[0])
+    with mur_trace.load([first]) as trace:
+        rows = trace.sql(
+            "SELECT e.trace_path, t.trace_path FROM events AS e JOIN traces AS t "
+            "USING (trace_path) LIMIT 1"
+        )
+        assert rows.fetchall() == [(first, first)]
+        assert [t.id for t in rows.types] == ["varchar", "varchar"]
+
+
+def test_a_session_id_two_loaded_traces_share_is_ambiguous(
+    sample_workdir: Path, tmp_path: Path
+) -> None:
+    import shutil
+
+    shutil.copytree(sample_workdir, tmp_path / "a")
+    shutil.copytree(sample_workdir, tmp_path / "b")
+    session = "ses_01a21715468070018000000000001eef"
+    with mur_trace.load([tmp_path / "a", tmp_path / "b"]) as trace:
+        with pytest.raises(mur_trace.MurTraceError) as caught:
+            trace.show(session)
+        assert caught.value.code == "E-TRC-002"
+        assert caught.value.message.startswith(f"ambiguous: '{session}' is the session of 2")
+        assert caught.value.more == tuple(
+            f"  {tmp_path / d / session / 'trace.jsonl'}" for d in ("a", "b")
+        )
+        for call in (lambda: trace.steps(5), lambda: trace.show(5), lambda: trace.diff(5, 6)):
+            assert _refused(call) == "a session is a path (str or os.PathLike), not 5"
+
+
+def test_the_remaining_entry_points_check_their_arguments(
+    sample_workdir: Path, tmp_path: Path
+) -> None:
+    # raw TypeErrors, or "no" taken for true
+    for call, said in (
+        (lambda: mur_trace.catalog.ingest(3), "db is a path (str or os.PathLike), not 3"),
+        (
+            lambda: mur_trace.catalog.ingest(tmp_path / "c.duckdb", workdir=3),
+            "workdir is a path (str or os.PathLike), not 3",
+        ),
+        (
+            lambda: mur_trace.summarise(workdir=sample_workdir, require_readable="no"),
+            "require_readable is True or False, not 'no'",
+        ),
+    ):
+        assert _refused(call) == said
+    assert not (tmp_path / "c.duckdb").exists()
+
+
+def test_errors_survive_pickling() -> None:
+    import pickle
+
+    from mur_trace.errors import UsageError
+
+    error = pickle.loads(pickle.dumps(mur_trace.MurTraceError("E-TRC-002", "x", ["  a"])))
+    assert (type(error), error.code, error.message, error.more) == (
+        mur_trace.MurTraceError, "E-TRC-002", "x", ("  a",),
+    )  # fmt: skip
+    usage = pickle.loads(pickle.dumps(UsageError("bad")))
+    assert (type(usage), usage.code, usage.message) == (UsageError, "E-CLI-001", "bad")

@@ -1162,6 +1162,24 @@ def test_a_session_moved_elsewhere_is_held_once(workdir: Path, tmp_path: Path) -
     assert ingest(db, [live]).deleted == 0
     with mur_trace.load(db=db) as trace:
         assert trace.session_count() == 7
+    # one still written when it was ingested, and moved since: other bytes, one session
+    sessions[2].rename(archive / sessions[2].name)
+    with open(archive / sessions[2].name / "trace.jsonl", "a") as grown:
+        grown.write('{"event_type":"inference","turn":9,"decision":"end_turn"}\n')
+    # archive/ named: the session deleted from it leaves too
+    assert ingest(db, [archive]).deleted == 2
+    with mur_trace.load(db=db) as trace:
+        assert trace.session_count() == 6
+    # moved, and its new place not stored readable (read as another format): the old
+    # place, the catalog's only readable copy, stays
+    sessions[3].rename(archive / sessions[3].name)
+    report = ingest(db, [archive], format_in="codex")
+    assert (report.deleted, len(report.skipped)) == (0, 1)
+    with mur_trace.load(db=db) as trace:
+        assert trace.session_count() == 6
+        assert str((live / sessions[3].name / "trace.jsonl").resolve()) in {
+            path for (path,) in trace.sql("SELECT trace_path FROM traces").fetchall()
+        }
 
 
 def test_a_rebuild_into_a_log_needs_no_workdir(workdir: Path, tmp_path: Path) -> None:

@@ -456,6 +456,14 @@ def test_a_workdir_with_no_murmur_session_is_read_as_a_path(tmp_path: Path) -> N
         f"error[E-TRC-002]: no ses_* sessions in workdir at {project}, which holds another "
         f"agent's session files: name one by its path (e.g. {first})\n",
     )
+    # --last and --since count by creation time, which a catalog knows of such files
+    last = runner.invoke(app, ["report", "--last", "1", "--workdir", str(project)])
+    assert (last.exit_code, last.stderr) == (
+        2,
+        "error[E-TRC-002]: --last counts sessions by when they were created, which another "
+        f"agent's session files in {project} do not say without reading them: ingest them "
+        f"(mur-trace ingest --db c.duckdb {project}) and give --db c.duckdb\n",
+    )
     (tmp_path / "empty").mkdir()  # no session of any agent: as before
     empty = runner.invoke(app, ["redundant", "--workdir", str(tmp_path / "empty")])
     assert (

@@ -403,3 +403,30 @@ def test_a_url_output_is_checked_through_sparks_file_system(
     assert (tmp_path / "fresh" / spark.SPARK_MARK).is_file()
     with pytest.raises(mur_trace.MurTraceError, match="E-IO-004"):
         spark._refuse_remote("hdfs://nn/exports/a", "hdfs://nn/exports")
+
+
+def test_what_the_jvm_says_while_spark_starts_is_held_then_let_go(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # what a failed start held was never let go of: a second failure gave the first one's
+    # reason, a later start printed the old stack, and every later line was kept unseen
+    from mur_trace.spark import _HeldStderr
+
+    held = _HeldStderr()
+    held.line("before any start\n")  # outside a start: written as it comes
+    held.hold()
+    held.line("ERROR SparkContext: Error initializing SparkContext.\n")
+    held.line("org.apache.spark.SparkException: Could not parse Master URL: 'local[x]'\n")
+    assert held.drop() == "Could not parse Master URL: 'local[x]'"
+    held.line("after the failure\n")
+    held.hold()
+    held.line("26/12/05 ERROR StandaloneSchedulerBackend: Reason: All masters are unresponsive!\n")
+    assert held.drop() == "Reason: All masters are unresponsive!"  # its own, not the first
+    held.hold()
+    held.line("WARN NativeCodeLoader: no native library\n")
+    held.release()  # started: what was held is written, then the rest as it comes
+    held.line("a later line\n")
+    assert capsys.readouterr().err == (
+        "before any start\nafter the failure\nWARN NativeCodeLoader: no native library\n"
+        "a later line\n"
+    )
