@@ -404,6 +404,15 @@ def test_steps_verbose_shows_the_first_string_cut_at_60(tmp_path: Path) -> None:
     ]
 
 
+def test_steps_verbose_shows_an_empty_first_string(tmp_path: Path) -> None:
+    # the empty string is a string: `mur trace` shows `""` (its extract_input_summary finds
+    # it first, keys in byte order); it was passed over, and the row had no summary
+    events = alpha()
+    events[2]["input"] = {"b": "later", "a": ""}
+    result = run("steps", str(write(tmp_path, ALPHA, events)), "--verbose")
+    assert result.stdout.splitlines()[2] == '  1  tool_call    bash        100ms   ""'
+
+
 def test_steps_with_no_turns(tmp_path: Path) -> None:
     events = [e for e in alpha() if e["event_type"] != "inference"]
     result = run("steps", str(write(tmp_path, ALPHA, events)))
