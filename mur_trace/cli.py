@@ -1200,13 +1200,18 @@ def spark_loops(
             min=0, max=BIGINT_MAX, help="How many turns back an identical call still counts."
         ),
     ] = 5,
+    rule: RuleOpt = None,
+    no_rule: NoRuleOpt = None,
+    effects: EffectsOpt = None,
     master: MasterOpt = None,
 ) -> None:
-    """Find the loops of an export's sessions with Spark; write them as Parquet."""
+    """Find the loops of an export's sessions with Spark; write them as Parquet. What
+    changes between two calls is what the context policy sees (its rules, --effects)."""
+    rules = _rules(rule, no_rule, None, effects)
     with _errors():
         spark = _spark()
-
-        rows = spark.run(export_dir, output, spark.Detection.loops(window), master)
+        detection = spark.Detection.loops(window, rules, effects)
+        rows = spark.run(export_dir, output, detection, master, inputs=[effects])
         _print(f"{output}: {rows:,} findings\n")
 
 

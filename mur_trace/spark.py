@@ -84,9 +84,18 @@ class Detection:
         return cls(policy, tuple((rules or {}).items()), declared)
 
     @classmethod
-    def loops(cls, window: int = 5) -> Detection:
-        """Loops, as `Trace.loops(window)` (the window checked here, before Spark starts)."""
-        return cls(window=count_argument("window", window, optional=False))
+    def loops(
+        cls,
+        window: int = 5,
+        rules: Mapping[str, bool] | None = None,
+        effects: str | os.PathLike[str] | None = None,
+    ) -> Detection:
+        """Loops, as `Trace.loops(window)` (the window checked here, before Spark starts),
+        with the `rules` and the effects file `effects` that decide what changed between
+        two calls, as for `mur_trace.find_loops`."""
+        window = count_argument("window", window, optional=False)
+        declared = tuple(read_effects(effects)) if effects is not None else None
+        return cls(None, tuple((rules or {}).items()), declared, window)
 
     def trace(self, con: duckdb.DuckDBPyConnection) -> Trace:
         """The events loaded in `con`, as a Trace with these rules and effects."""
@@ -134,9 +143,17 @@ def redundant(
     return find(events, Detection.redundant(policy, rules, effects), partitions=partitions)
 
 
-def loops(events: DataFrame, window: int = 5, *, partitions: int | None = None) -> DataFrame:
-    """The loops of `events` (see `Trace.loops`), with the schema of `mur-trace loops`."""
-    return find(events, Detection.loops(window), partitions=partitions)
+def loops(
+    events: DataFrame,
+    window: int = 5,
+    rules: Mapping[str, bool] | None = None,
+    effects: str | os.PathLike[str] | None = None,
+    *,
+    partitions: int | None = None,
+) -> DataFrame:
+    """The loops of `events` (see `Trace.loops`), with `rules` and `effects` as for
+    `mur_trace.find_loops`: the rows and the schema of `mur-trace loops -f parquet`."""
+    return find(events, Detection.loops(window, rules, effects), partitions=partitions)
 
 
 def find(events: DataFrame, detection: Detection, *, partitions: int | None = None) -> DataFrame:

@@ -140,6 +140,16 @@ def test_spark_applies_rules_and_effects(session, synth: tuple[Path, Path]) -> N
     assert _sorted(found.collect()) == _sorted(expected)
 
 
+def test_spark_loops_take_the_rules_that_decide_what_changed(session, sample_export: Path) -> None:
+    # `spark loops` took no rules, where `loops` and `find_loops` now do
+    rules = {"context_reset": False}
+    expected = mur_trace.find_loops(workdir=SAMPLE_WORKDIR, rules=rules).relation.fetchall()
+    default = mur_trace.find_loops(workdir=SAMPLE_WORKDIR).relation.fetchall()
+    assert len(expected) > len(default), "the rule changes nothing here"
+    found = _on_spark(session, sample_export, "loops", rules=rules, partitions=2)
+    assert _sorted(found.collect()) == _sorted(expected)
+
+
 def _events_by_trace(export: Path) -> pa.Table:
     events = ds.dataset(export / "events").to_table()
     return events.sort_by([("trace_path", "ascending"), ("line", "ascending")])
