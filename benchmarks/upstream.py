@@ -26,6 +26,8 @@ the ways mur-trace documents (README, "Parity with `mur trace`'s own code"), eac
   writes them as they are (`steps --verbose` of an input with a line break);
 - `spacing`: `steps` keeps a space between a tool name of 12 characters or more and the
   duration, which `mur trace` runs together (`list_directory1ms`);
+- `unknown`: `show` writes `exit codes: —` where the session counts shell calls and the
+  trace holds no exit code, where `mur trace` leaves the line empty;
 - `source`: the directory `report` names, as given, where `mur trace` makes the default
   workdir absolute;
 - `torn`: a trace whose last line is cut (a write the runtime did not finish) is read
@@ -49,6 +51,7 @@ import subprocess
 import sys
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 TRACE_RS = "crates/murmur-cli/src/commands/trace.rs"
 MUR_TRACE = [sys.executable, "-m", "mur_trace"]
@@ -208,13 +211,16 @@ def kind(mur: subprocess.CompletedProcess[str], ours: subprocess.CompletedProces
     if (mur.returncode == 0) != (ours.returncode == 0):
         return "ordinal" if ORDINAL.fullmatch(mur.stderr.strip()) else "other"
     kinds = []
-    theirs, mine = mur.stdout.splitlines(), ours.stdout.splitlines()
+    text = _known(ours.stdout)
+    if text != ours.stdout:
+        kinds.append("unknown")
+    theirs, mine = mur.stdout.splitlines(), text.splitlines()
     if mine != theirs:
-        if _unescaped(mur.stdout) == _unescaped(ours.stdout):
+        if _unescaped(mur.stdout) == _unescaped(text):
             kinds.append("escaped")
-        elif _spaceless(mur.stdout) == _spaceless(ours.stdout):
+        elif _spaceless(mur.stdout) == _spaceless(text):
             kinds.append("spacing")
-        elif _spaceless(_unescaped(mur.stdout)) == _spaceless(_unescaped(ours.stdout)):
+        elif _spaceless(_unescaped(mur.stdout)) == _spaceless(_unescaped(text)):
             kinds += ["escaped", "spacing"]
         else:
             way = _added(theirs, mine, ADDED_ROWS)
@@ -254,6 +260,12 @@ def _unescaped(text: str) -> str:
     return text.replace("\\n", "\n").replace("\\r", "\r").replace("\\t", "\t").replace("\n", "")
 
 
+def _known(text: str) -> str:
+    """Text with `exit codes: —` (shell calls counted, no exit code recorded) as `mur
+    trace` writes it: `exit codes: `, nothing after."""
+    return re.sub(r"exit codes: —$", "exit codes: ", text, flags=re.MULTILINE)
+
+
 def _spaceless(text: str) -> str:
     """Text without its spaces (`steps` keeps one after a tool name of 12 characters or
     more, where `mur trace` runs the name into the duration: `list_directory1ms`)."""
@@ -288,37 +300,46 @@ def compare(mur: Path, workdir: Path, shown: int) -> tuple[Counter[str], int]:
 
 
 #: What the random sessions are made of (`--random`): the keys and values where identity
-#: resolution has its cases (tests/test_property.py draws from the same).
+#: resolution has its cases (tests/test_property.py draws from the same), text that is not
+#: ASCII or runs past what `show` (120) and `steps --verbose` (60) cut at, tool names past
+#: the 12 characters `steps` pads to.
 KEYS = ["path", "Path", "PATH", "file", "File", "file_path", "File_Path", "filepath",
-        "filename", "FileName", "operation", "paths", "FİLE", "pattern"]  # fmt: skip
-VALUES = ["a", "b", "./a", "src/a.rs", "src//a.rs", "sym:A", "", " a", 3, None, True, ["a"]]
+        "filename", "FileName", "operation", "paths", "FİLE", "pattern", "command"]  # fmt: skip
+VALUES = ["a", "b", "./a", "src/a.rs", "src//a.rs", "sym:A", "", " a", 3, None, True, ["a"],
+          "é/ü.rs", "日本語/ファイル.txt", "🙂.md", "x" * 70, "é" * 130]  # fmt: skip
+TOOLS = ["editor", "fs", "bash", "fetch", "list_directory", "read_text_file_v2"]
 
 
-def random_workdir(where: Path, sessions: int, seed: int) -> Path:
-    """`sessions` Murmur sessions of random tool calls, whole (a start, inferences, an
-    end, every field `mur trace` requires), in `where`/workdir: every case of identity
-    resolution and effect, some calls that fail, turns missing or repeated, shells."""
-    import json
-    import random
+def _duration(rng: Any) -> int:
+    """Milliseconds of every magnitude `mur trace` writes apart (ms, s, min, h)."""
+    top = rng.choice([999, 59_999, 3_599_999, 90_000_000])
+    return rng.randint(0, top)
 
-    rng = random.Random(seed)
-    workdir = where / "workdir"
-    for n in range(sessions):
-        tail = rng.getrandbits(64) | 1 << 63
-        sid = f"ses_{0x01A2000000000 + n * 7919:012x}7{rng.getrandbits(12):03x}{tail:016x}"
-        clock = 1_780_000_000_000 + n * 60_000
-        events: list[dict] = [{"event_type": "session_start", "session_id": sid,
-                               "timestamp": clock, "capsule_name": "cap", "capsule_version":
-                               "1.0.0", "model": "m", "max_turns": 30}]  # fmt: skip
-        turns = rng.randint(1, 25)
-        for turn in range(turns):
-            tool = rng.choice(["editor", "fs", "bash", "fetch"])
-            events.append({"event_type": "inference", "turn": turn, "decision": "tool_call",
-                           "tool_name": tool, "input_tokens": rng.randint(100, 9000),
-                           "output_tokens": rng.randint(1, 500)})  # fmt: skip
+
+def _attempt(rng: Any, capsule: str) -> list[dict]:
+    """One `session_start … session_end` of random turns."""
+    events: list[dict] = [{"event_type": "session_start", "capsule_name": capsule,
+                           "capsule_version": "1.0.0", "model": rng.choice(["m", "модель"]),
+                           "max_turns": rng.choice([5, 30, 60])}]  # fmt: skip
+    turns = rng.randint(0, 25)
+    for turn in range(turns):
+        kind = rng.choices(["tool", "skill", "text"], [8, 1, 1])[0]
+        tool = rng.choice(TOOLS)
+        events.append({"event_type": "inference", "turn": turn,
+                       "decision": "text" if kind == "text" else "tool_call",
+                       "tool_name": tool if kind == "tool" else None,
+                       "input_tokens": rng.randint(0, 3_000_000),
+                       "output_tokens": rng.randint(0, 20_000)})  # fmt: skip
+        if kind == "skill":
+            events.append({"event_type": "skill_call", "turn": turn,
+                           "skill_name": rng.choice(["review", "plan"]),
+                           "output_bytes": rng.randint(0, 900), "duration_ms": _duration(rng),
+                           "status": rng.choice(["ok", "error"])})  # fmt: skip
+        if kind != "tool":
+            continue
+        for _ in range(rng.choice([1, 1, 1, 2])):  # sometimes two calls in a turn
             call: dict = {"event_type": "tool_call", "tool_name": tool,
-                          "duration_ms": rng.randint(0, 900),
-                          "output_bytes": rng.randint(0, 5000),
+                          "duration_ms": _duration(rng), "output_bytes": rng.randint(0, 9000),
                           "status": rng.choice(["ok", "ok", "ok", "error"])}  # fmt: skip
             if rng.random() < 0.9:
                 call["turn"] = turn if rng.random() < 0.9 else rng.randint(0, turns)
@@ -327,26 +348,72 @@ def random_workdir(where: Path, sessions: int, seed: int) -> Path:
                 call["input"] = {rng.choice(KEYS): rng.choice(VALUES)
                                  for _ in range(rng.randint(0, 4))}  # fmt: skip
             elif shape < 0.9:
-                call["input"] = rng.choice([None, ["a"], "a"])
+                call["input"] = rng.choice([None, ["a"], "a", "é" * 70])
             if rng.random() < 0.7:
                 call["state_effect"] = rng.choice(["read", "read", "mutate", "Read", ""])
             if rng.random() < 0.3:
-                call["resource_id"] = rng.choice(["a", "src/a.rs", "sym:A", "", " a"])
+                call["resource_id"] = rng.choice(["a", "src/a.rs", "sym:A", "", " a", "é"])
             events.append(call)
             if tool == "bash" and rng.random() < 0.7:
                 events.append({"event_type": "shell", "turn": turn, "command": "cat a",
-                               "exit_code": rng.choice([0, 0, 1]), "stdout_bytes": 10,
-                               "stderr_bytes": 0, "duration_ms": 5})  # fmt: skip
-        events.append({"event_type": "inference", "turn": turns, "decision": "end_turn",
-                       "input_tokens": 10, "output_tokens": 5})  # fmt: skip
-        events.append({"event_type": "session_end", "total_turns": turns + 1,
-                       "total_input_tokens": 0, "total_output_tokens": 0,
-                       "total_tool_calls": turns, "total_shell_calls": 0, "duration_ms": 1000,
-                       "exit_status": rng.choice(["ok", "failed"])})  # fmt: skip
-        for event in events[1:]:
-            event.setdefault("session_id", sid)
+                               "exit_code": rng.choice([0, 0, 1, 2, 127, -1]),
+                               "stdout_bytes": 10, "stderr_bytes": 0,
+                               "duration_ms": _duration(rng)})  # fmt: skip
+        if rng.random() < 0.05:
+            before = rng.randint(10_000, 200_000)
+            events.append({"event_type": "compaction", "turn": turn, "tokens_before": before,
+                           "tokens_after": rng.randint(0, before)})  # fmt: skip
+    events.append({"event_type": "inference", "turn": turns, "decision": "end_turn",
+                   "input_tokens": rng.randint(0, 9000), "output_tokens": 5})  # fmt: skip
+    events.append({"event_type": "session_end", "total_turns": turns + rng.choice([0, 1, 7]),
+                   "total_input_tokens": rng.randint(0, 10**8),
+                   "total_output_tokens": rng.randint(0, 10**6),
+                   "total_tool_calls": rng.randint(0, turns + 3),
+                   "total_shell_calls": rng.randint(0, 5), "duration_ms": _duration(rng),
+                   "exit_status": rng.choice(["ok", "failed", "max_turns_reached"])})  # fmt: skip
+    return events
+
+
+def random_workdir(where: Path, sessions: int, seed: int) -> Path:
+    """`sessions` Murmur sessions of random events, whole (every field `mur trace`
+    requires), in `where`/workdir: every case of identity resolution and effect, calls
+    that fail, turns missing or repeated, skills, shells, compactions, tasks reopened,
+    durations and counts of every size, text that is not ASCII or is long."""
+    import json
+    import random
+
+    rng = random.Random(seed)
+    workdir = where / "workdir"
+    for n in range(sessions):
+        tail = rng.getrandbits(64) | 1 << 63
+        sid = f"ses_{0x01A2000000000 + n * 7919:012x}7{rng.getrandbits(12):03x}{tail:016x}"
+        capsule = rng.choice(["cap", "refactor-bot", "капсула"])
+        tasks = rng.randint(2, 3) if rng.random() < 0.2 else 0
+        events: list[dict] = []
+        for _task in range(tasks or 1):
+            task_id = f"tsk_{rng.getrandbits(64):016x}" if tasks else None
+            if task_id:
+                events.append({"event_type": "task_start", "task_id": task_id,
+                               "context_id": "ctx", "source": "a2a"})  # fmt: skip
+            attempts = 2 if task_id and rng.random() < 0.4 else 1
+            for attempt in range(attempts):
+                events += _attempt(rng, capsule)
+                if attempt + 1 < attempts:
+                    events.append({"event_type": "task_reopened", "task_id": task_id,
+                                   "hook_name": "tests", "reason": "no test",
+                                   "reopen_number": attempt + 1})  # fmt: skip
+            if task_id:
+                events.append({"event_type": "task_end", "task_id": task_id,
+                               "exit_status": rng.choice(["ok", "failed"]),
+                               "duration_ms": _duration(rng), "turns": rng.randint(0, 40),
+                               "input_tokens": rng.randint(0, 10**6),
+                               "output_tokens": rng.randint(0, 10**5), "tool_calls": 3,
+                               "shell_calls": 1, "reopen_count": attempts - 1})  # fmt: skip
+        clock = 1_780_000_000_000 + n * 60_000
+        for event in events:
+            event["session_id"] = sid
             clock += rng.randint(1, 900)
-            event.setdefault("timestamp", clock)
+            event["timestamp"] = clock
         (workdir / sid).mkdir(parents=True)
         text = "".join(json.dumps(e, ensure_ascii=False) + "\n" for e in events)
         (workdir / sid / "trace.jsonl").write_text(text, encoding="utf-8")
