@@ -277,9 +277,12 @@ def _sourceless(line: str) -> str:
     return re.sub(r"^(Sessions: \d+)  \(.*\)$", r"\1", line)
 
 
-def compare(mur: Path, workdir: Path, shown: int) -> tuple[Counter[str], int]:
-    """Both over `workdir`: how many pairs differ in which way; the others printed."""
+def compare(mur: Path, workdir: Path, shown: int) -> tuple[Counter[str], Counter[str], int]:
+    """Both over `workdir`: how many pairs differ in which way, and of them how many of
+    `show` of a session (the redundant calls it lists are `mur trace`'s own findings); the
+    others printed."""
     counted: Counter[str] = Counter()
+    shows: Counter[str] = Counter()
     others = 0
     for asked in commands(workdir):
         args = [*asked, "--workdir", str(workdir)]
@@ -287,6 +290,8 @@ def compare(mur: Path, workdir: Path, shown: int) -> tuple[Counter[str], int]:
         ours = subprocess.run([*MUR_TRACE, *args], capture_output=True, text=True)
         way = kind(theirs, ours)
         counted[way] += 1
+        if asked[0] == "show" and len(asked) == 2 and asked[1].startswith("ses_"):
+            shows[way] += 1
         if way == "other":
             others += 1
             if others <= shown:
@@ -296,7 +301,7 @@ def compare(mur: Path, workdir: Path, shown: int) -> tuple[Counter[str], int]:
                     (ours.stdout + ours.stderr).splitlines(keepends=True),
                     "mur trace", "mur-trace", n=1,
                 ))  # fmt: skip
-    return counted, others
+    return counted, shows, others
 
 
 #: What the random sessions are made of (`--random`): the keys and values where identity
@@ -441,11 +446,13 @@ def main() -> None:
     others = 0
     print(f"{'workdir':<40} {'sessions':>8} {'pairs':>6}  how they compare")
     for workdir in args.workdirs:
-        counted, more = compare(mur, workdir, args.show)
+        counted, shows, more = compare(mur, workdir, args.show)
         others += more
         sessions = sum(1 for p in workdir.iterdir() if p.name.startswith("ses_"))
         ways = ", ".join(f"{way} {n}" for way, n in sorted(counted.items()))
         print(f"{str(workdir):<40} {sessions:>8} {sum(counted.values()):>6}  {ways}")
+        ways = ", ".join(f"{way} {n}" for way, n in sorted(shows.items()))
+        print(f"{'':<40} {'':>8} {'':>6}  of them `show` of a session: {ways}")
     sys.exit(1 if others else 0)
 
 
