@@ -228,7 +228,7 @@ def discover(
         # (`--workdir ~/.claude/projects/p` was `no sessions found`)
         top = Path(workdir or DEFAULT_WORKDIR)
         entries = _session_entries(top)  # listed once: 5,000 sessions, 3-5 ms a listing
-        return workdir_traces(top, entries) if entries else _workdir_sessions(top)
+        return workdir_traces(top, entries) if entries else _read_once(_workdir_sessions(top))
     found: list[str] = []
     for raw in paths:
         if not os.fspath(raw):  # Path("") is ".": the empty name would read the directory
@@ -483,8 +483,9 @@ def select_sessions(
     also: Mapping[str, str] | None = None,
 ) -> list[Path]:
     """The traces `report` covers: the named sessions (a directory of sessions names all
-    of them: a workdir's, an agent's files), else the workdir's (`discover`: the other
-    agents' logs in it too, but with `--last` or `--since`), or the catalog's (`known`,
+    of them: a workdir's, an agent's files), else the workdir's (as `discover` reads it:
+    an agent's session files where it holds no `ses_*`, but with `--last` or `--since`,
+    which count by creation time), or the catalog's (`known`,
     oldest first, named `where`), narrowed by `--last N` (the N newest) or `--since 2h`
     (created within that time: when its id says, or as `created` gives it by name)."""
     if sessions and (last is not None or since is not None):
