@@ -125,8 +125,7 @@ class _OneLineErrors(typer.core.TyperGroup):
             _discard_stdout()  # what is left in its buffer would fail again at exit
             if not _reader_gone(exc):  # (`--help > /dev/full`); a closed pipe: as below
                 with contextlib.suppress(OSError):
-                    message = f"cannot write standard output: {_write_failure(exc)}"
-                    typer.echo(f"error[{E_IO_003}]: {message}", err=True)
+                    typer.echo(str(_stdout_failure(exc)), err=True)
                 sys.exit(EXIT_ERROR)
             sys.exit(0)
         except SystemExit as exc:
@@ -205,7 +204,11 @@ PathsArg = Annotated[
 ]
 WorkdirOpt = Annotated[
     Path,
-    typer.Option(parser=_named, help="Directory holding the ses_* session directories."),
+    typer.Option(
+        parser=_named,
+        help="Directory holding the ses_* session directories (with none: another agent's "
+        "session files, read as if given as a path).",
+    ),
 ]
 PolicyOpt = Annotated[
     Policy,
@@ -591,11 +594,7 @@ def _output(output: Path | None, binary: bool = False) -> Iterator[Any]:
             if _reader_gone(exc):
                 raise
             _discard_stdout()
-            # named as `-o FILE` names its file (was the system's `[Errno 28] …` or
-            # DuckDB's `Async write failed … "/dev/fd/1"`)
-            raise MurTraceError(
-                E_IO_003, f"cannot write standard output: {_write_failure(exc)}"
-            ) from None
+            raise _stdout_failure(exc) from None
         return
     try:
         if output.is_fifo():
@@ -619,6 +618,12 @@ def _output(output: Path | None, binary: bool = False) -> Iterator[Any]:
         if _reader_gone(exc):
             raise
         raise MurTraceError(E_IO_003, f"cannot write {output}: {_write_failure(exc)}") from None
+
+
+def _stdout_failure(exc: OSError | duckdb.IOException) -> MurTraceError:
+    """A write to standard output that failed, named as `-o FILE` names its file (was the
+    system's `[Errno 28] …` or DuckDB's `Async write failed … "/dev/fd/1"`)."""
+    return MurTraceError(E_IO_003, f"cannot write standard output: {_write_failure(exc)}")
 
 
 def _write_failure(exc: OSError | duckdb.IOException) -> str:
@@ -1004,7 +1009,8 @@ def ingest(
         Path | None,
         typer.Option(
             parser=_named,
-            help="Directory holding the ses_* session directories (default: ./workdir).",
+            help="Directory holding the ses_* session directories (default: ./workdir; with "
+            "none: another agent's session files, read as if given as a path).",
         ),
     ] = None,
     rebuild: Annotated[

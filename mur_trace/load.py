@@ -419,9 +419,8 @@ def create_macros(con: duckdb.DuckDBPyConnection) -> None:
 
 _COMMENT = re.compile(r"--[^\n]*")
 _BLOCK_COMMENT = re.compile(r"/\*.*?\*/", re.DOTALL)
-_READS = re.compile(r"\b(?:FROM|JOIN)\s+([A-Za-z_][A-Za-z0-9_]*)", re.IGNORECASE)
-#: `_READS`, a name in double quotes too (`FROM "events"`).
-_QUOTED_READS = re.compile(r'\b(?:FROM|JOIN)\s+"?([A-Za-z_][A-Za-z0-9_]*)"?', re.IGNORECASE)
+#: A relation read: the name after FROM or JOIN, in double quotes or not (`FROM "events"`).
+_READS = re.compile(r'\b(?:FROM|JOIN)\s+"?([A-Za-z_][A-Za-z0-9_]*)"?', re.IGNORECASE)
 #: A SQL string literal (`'it''s'`).
 _STRING_LITERAL = re.compile(r"'(?:[^']|'')*'")
 
@@ -473,7 +472,7 @@ class Relations:
 
         def through(text: str) -> bool:
             text = _STRING_LITERAL.sub("''", _BLOCK_COMMENT.sub(" ", _COMMENT.sub(" ", text)))
-            named = {n.lower() for n in _QUOTED_READS.findall(text)}
+            named = {n.lower() for n in _READS.findall(text)}
             if table in named:
                 return True
             for name in [n for n in self.names() if n in named]:
