@@ -87,7 +87,9 @@ runs AS MATERIALIZED (
     -- model responses: runs of model items between inputs and token counts
     SELECT
         *,
-        count(*) FILTER (WHERE role IN ('input', 'tokens')) OVER (
+        -- count(CASE ...), not count(*) FILTER (...): a running count with a FILTER takes
+        -- DuckDB 2.0 time quadratic in the partition (queries/context/waste.sql)
+        count(CASE WHEN role IN ('input', 'tokens') THEN 1 END) OVER (
             PARTITION BY trace_path ORDER BY line ROWS UNBOUNDED PRECEDING
         ) AS breaks
     FROM entries

@@ -51,9 +51,8 @@ FROM (
         trace_path,
         unnest(pieces) AS piece,
         generate_subscripts(pieces, 1) AS line,
-        -- with no newline at the end, the number of the last piece
-        CASE WHEN NOT ends_with(text, chr(10)) THEN len(pieces) END AS last_piece,
-        text IS NULL AS not_utf8
+        last_piece,
+        not_utf8
     FROM (
         SELECT
             file_index,
@@ -71,7 +70,10 @@ FROM (
                 CASE WHEN cut_bytes > 0
                     THEN try(decode(content[:-1 - cut_bytes])) || chr(65533) END
             ) AS text,
-            coalesce(string_split(text, chr(10)), [NULL]) AS pieces
+            coalesce(string_split(text, chr(10)), [NULL]) AS pieces,
+            -- with no newline at the end, the number of the last piece
+            CASE WHEN NOT ends_with(text, chr(10)) THEN len(pieces) END AS last_piece,
+            text IS NULL AS not_utf8
         FROM read_files(files)
     )
     )

@@ -39,6 +39,14 @@ changes AS (
     SEMI JOIN stashing USING (trace_path)
     WHERE i.kind IN ('mutate', 'mutate_all')
 ),
+-- each path's first change (and the first change nothing places, its identity NULL): what
+-- a stash is judged by is whether a change came before it, so the first is enough (joined
+-- with every change before it, a session's stashes took time as the square of its length)
+firsts AS (
+    SELECT trace_path, identity, min(ord) AS ord
+    FROM changes
+    GROUP BY trace_path, identity
+),
 judged AS (
     SELECT
         r.trace_path,
@@ -55,7 +63,7 @@ judged AS (
             )
         ) AS changed
     FROM runs AS r
-    LEFT JOIN changes AS ch ON ch.trace_path = r.trace_path AND ch.ord < r.ord
+    LEFT JOIN firsts AS ch ON ch.trace_path = r.trace_path AND ch.ord < r.ord
     GROUP BY ALL
 )
 SELECT

@@ -1,0 +1,116 @@
+# ruff: noqa: E501
+"""One long session: every command's time as the session doubles, which shows whatever
+grows faster than the session does.
+
+    python benchmarks/long_session.py [--turns 20000 40000 80000 160000] [--repeat 3]
+                                      [--command NAME ...]
+
+For each number of turns, simulates one Murmur session of that many turns
+(`mur_trace.synth`, one task, one attempt, the same seed for every size) and runs every command over its trace as a
+whole process, `--repeat` times (medians): `redundant` (both policies), `loops`, `check`,
+`show`, `steps`, `report`, `diff` (the session against itself), `export` and `ingest`.
+It prints the seconds, and for each size the ratio to the size before: about 2 where a
+command's time grows as the session does, 4 where it grows as its square. Not a test:
+the times depend on the machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from mur_trace.synth import simulate, synthesize
+
+
+def one_attempt_seed() -> int:
+    """The first seed whose session is one task of one attempt (a persistent session runs
+    two or three tasks, some twice): its length is then the turns asked for."""
+    seed = 0
+    while any('"task_start"' in line for line in simulate(0, seed, (1, 1)).lines):
+        seed += 1
+    return seed
+
+
+#: Each command over the trace TRACE, with OUT a fresh directory or file for its output.
+COMMANDS = {
+    "redundant": ["redundant", "TRACE", "-f", "csv"],
+    "redundant --policy context": ["redundant", "--policy", "context", "TRACE", "-f", "csv"],
+    "loops": ["loops", "TRACE", "-f", "csv"],
+    "check": ["check", "TRACE", "--max-redundant", "1000000000"],
+    "show": ["show", "TRACE"],
+    "steps": ["steps", "TRACE"],
+    "report": ["report", "TRACE"],
+    "diff": ["diff", "TRACE", "TRACE"],
+    "export": ["export", "--parquet", "OUT", "TRACE"],
+    "ingest": ["ingest", "--db", "OUT.duckdb", "TRACE"],
+}
+
+
+def command_line() -> list[str]:
+    """`mur-trace` as installed beside this Python, else the module."""
+    installed = Path(sys.executable).parent / "mur-trace"
+    return [str(installed)] if installed.exists() else [sys.executable, "-m", "mur_trace"]
+
+
+def run(args: list[str], trace: Path, scratch: Path) -> float:
+    """Seconds of one whole process; its output is dropped, its failure raised."""
+    out = scratch / "out"
+    shutil.rmtree(out, ignore_errors=True)
+    for stale in scratch.glob("out.duckdb*"):
+        stale.unlink()
+    argv = command_line() + [
+        str(trace) if a == "TRACE" else str(out) + a[3:] if a.startswith("OUT") else a for a in args
+    ]
+    start = time.perf_counter()
+    done = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    took = time.perf_counter() - start
+    if done.returncode not in (0, 1):  # 1: check's gate or findings said so
+        raise SystemExit(f"{' '.join(argv)} failed ({done.returncode}): {done.stderr.strip()}")
+    return took
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--turns", type=int, nargs="+", default=[20000, 40000, 80000, 160000])
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--command", action="append", choices=sorted(COMMANDS), help="only these")
+    args = parser.parse_args()
+    names = args.command or list(COMMANDS)
+    with tempfile.TemporaryDirectory(prefix="long-session-") as tmp:
+        scratch = Path(tmp)
+        sizes, seed = [], one_attempt_seed()
+        for turns in args.turns:
+            workdir = synthesize(scratch / f"t{turns}", 1, seed=seed, turns=(turns, turns))
+            (trace,) = workdir.glob("ses_*/trace.jsonl")
+            with open(trace, "rb") as lines:
+                events = sum(1 for _ in lines)
+            sizes.append((turns, trace, events, trace.stat().st_size / 1e6))
+        print(f"{os.cpu_count()} cores; medians of {args.repeat} runs; one session, simulated")
+        print()
+        header = f"{'command':28} " + " ".join(f"{f'{t:,} turns':>14}" for t, *_ in sizes)
+        print(header)
+        print(
+            f"{'(events, MB)':28} " + " ".join(f"{f'{e:,}, {mb:.0f}':>14}" for _, _, e, mb in sizes)
+        )
+        print("-" * len(header))
+        for name in names:
+            times = [
+                statistics.median(run(COMMANDS[name], trace, scratch) for _ in range(args.repeat))
+                for _, trace, _, _ in sizes
+            ]
+            cells = [f"{times[0]:14.2f}"] + [
+                f"{f'{t:.2f} ({t / before:.1f}x)':>14}"
+                for before, t in zip(times, times[1:], strict=False)
+            ]
+            print(f"{name:28} " + " ".join(cells), flush=True)
+
+
+if __name__ == "__main__":
+    main()
