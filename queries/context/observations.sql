@@ -10,7 +10,7 @@
 -- event's effects come after the call that ran it, in command order. `line` is where a
 -- finding is reported: the tool call (for shell effects, the call that ran the command).
 -- @column trace_path     VARCHAR  Trace file.
--- @column ord            BIGINT   Order within the trace (event line * 1000 + effect number).
+-- @column ord            BIGINT   Order within the trace (event line * 1,000,000 + effect number; at * 1,000, a shell command of 1,000 effects or more ran into the next line's numbers).
 -- @column line           BIGINT   Line of the tool call the observation belongs to.
 -- @column kind           VARCHAR  `read`, `mutate` (a change of `identity`), `reset` (context emptied), `mutate_all` (any local resource may have changed), `mutate_listings` (what directories hold may have changed, not what files hold).
 -- @column identity       VARCHAR  Resource as compared (NULL for reset / mutate_all / mutate_listings).
@@ -27,7 +27,7 @@
 WITH gathered AS (
     SELECT
         c.trace_path,
-        c.line * 1000 AS ord,
+        c.line * 1000000 AS ord,
         c.line,
         CASE WHEN e.effect = 'read' THEN 'read' ELSE 'mutate' END AS kind,
         p.identity,
@@ -56,7 +56,7 @@ WITH gathered AS (
     UNION ALL
     SELECT
         c.trace_path,
-        c.line * 1000 + 1,
+        c.line * 1000000 + 1,
         c.line,
         CASE WHEN d.depends_on IS NULL THEN 'mutate_all' ELSE 'mutate' END,
         d.depends_on,
@@ -79,7 +79,7 @@ WITH gathered AS (
     UNION ALL
     SELECT
         trace_path,
-        line * 1000 + seq,
+        line * 1000000 + seq,
         call_line,
         kind,
         identity,
@@ -98,7 +98,7 @@ WITH gathered AS (
     UNION ALL
     SELECT
         trace_path,
-        line * 1000 + seq,
+        line * 1000000 + seq,
         call_line,
         kind,
         identity,
@@ -118,7 +118,7 @@ WITH gathered AS (
     -- headers), taken in the call's working directory
     SELECT
         c.trace_path,
-        c.line * 1000 + u.n,
+        c.line * 1000000 + u.n,
         c.line,
         'mutate',
         normalise_path(
@@ -139,7 +139,7 @@ WITH gathered AS (
     FROM tool_calls AS c, unnest(c.changed_paths) WITH ORDINALITY AS u(path, n)
     WHERE c.changed_paths IS NOT NULL
     UNION ALL
-    SELECT trace_path, line * 1000, line, 'reset', NULL, false, false, false, NULL, reason, NULL,
+    SELECT trace_path, line * 1000000, line, 'reset', NULL, false, false, false, NULL, reason, NULL,
         false, NULL, NULL, NULL
     FROM rule_context_reset
 ),

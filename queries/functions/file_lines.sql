@@ -71,6 +71,9 @@ FROM (
                     THEN try(decode(content[:-1 - cut_bytes])) || chr(65533) END
             ) AS text,
             coalesce(string_split(text, chr(10)), [NULL]) AS pieces,
+            -- both computed here, before the unnest: beside it, the file's whole text went
+            -- through the unnest, which copied it into each chunk of 2,048 lines it gave (a
+            -- file of 75 MB took 9.7 s to split, 0.11 s so)
             -- with no newline at the end, the number of the last piece
             CASE WHEN NOT ends_with(text, chr(10)) THEN len(pieces) END AS last_piece,
             text IS NULL AS not_utf8

@@ -62,17 +62,18 @@ found AS (
         AND (call_no = prior_call_no + 1 OR turn - prior_turn <= $window)
 ),
 unchanged AS (
-    -- the latest change or reset before the repeat: none, or none after the prior call
-    -- (an ASOF join finds it; NOT EXISTS over the trace's changes took time as the product
-    -- of its repeats and its changes, 1.2 s of a session of 160,000 turns)
+    -- the latest change or reset before the repeat: none, or none after the prior call's
+    -- own place (what the prior call itself changed is numbered after it, and counts); an
+    -- ASOF join finds it, where NOT EXISTS over the trace's changes took time as the
+    -- product of its repeats and its changes (1.2 s of a session of 160,000 turns)
     SELECT f.*
     FROM found AS f
     ASOF LEFT JOIN (
         SELECT trace_path, ord
         FROM context_observations
         WHERE kind IN ('mutate', 'mutate_all', 'mutate_listings', 'reset')
-    ) AS o ON o.trace_path = f.trace_path AND o.ord < f.line * 1000
-    WHERE o.ord IS NULL OR o.ord <= f.prior_line * 1000
+    ) AS o ON o.trace_path = f.trace_path AND o.ord < f.line * 1000000
+    WHERE o.ord IS NULL OR o.ord <= f.prior_line * 1000000
 )
 SELECT
     f.session_id,

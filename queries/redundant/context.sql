@@ -94,9 +94,9 @@ change_dirs AS (
 ),
 -- a change of a directory above the read, or of a path below it: the latest before each
 -- read, as a running max over a stream per trace and key, where a read keyed by a
--- directory above it meets that directory's changes ('below'), and a read keyed by its
--- identity meets the changes of the paths below it ('above'); only the rows whose key the
--- other side has. Joined with every change before it, a read of a directory met every
+-- directory above it meets that directory's changes ('directory_changed'), and a read
+-- keyed by its identity meets the changes of the paths below it ('path_below_changed');
+-- only the rows whose key the other side has. Joined with every change before it, a read of a directory met every
 -- change beneath it: a long session took time as its square (4.3 s of a session of
 -- 160,000 turns)
 related_change AS (
@@ -114,26 +114,27 @@ related_change AS (
             max(CASE WHEN NOT read THEN ord END) OVER before AS last_related,
             max(CASE WHEN NOT read AND declared THEN ord END) OVER before AS last_related_declared
         FROM (
-            SELECT a.trace_path, a.ord, 'below' AS stream, a.k, true AS read,
+            SELECT a.trace_path, a.ord, 'directory_changed' AS stream, a.k, true AS read,
                 NULL::BOOLEAN AS declared
             FROM read_dirs AS a
             SEMI JOIN changes AS c ON c.trace_path = a.trace_path AND c.identity = a.k
             UNION ALL
-            SELECT c.trace_path, c.ord, 'below', c.identity, false, c.declared
+            SELECT c.trace_path, c.ord, 'directory_changed', c.identity, false, c.declared
             FROM changes AS c
             SEMI JOIN read_dirs AS a ON a.trace_path = c.trace_path AND a.k = c.identity
             UNION ALL
-            SELECT r.trace_path, r.ord, 'above', r.identity, true, NULL
+            SELECT r.trace_path, r.ord, 'path_below_changed', r.identity, true, NULL
             FROM reads AS r
             SEMI JOIN change_dirs AS d ON d.trace_path = r.trace_path AND d.k = r.identity
             UNION ALL
-            SELECT d.trace_path, d.ord, 'above', d.k, false, d.declared
+            SELECT d.trace_path, d.ord, 'path_below_changed', d.k, false, d.declared
             FROM change_dirs AS d
             SEMI JOIN reads AS r ON r.trace_path = d.trace_path AND r.identity = d.k
         )
         WINDOW before AS (
-            -- a read before the changes of its own line (none share one, but nothing says
-            -- so): what is strictly before it, in ROWS (a RANGE frame took twice as long)
+            -- a read before any change that shares its `ord` (none does: a line's effects
+            -- are numbered below the next line's), so what counts is strictly before it, as
+            -- a join on `<` took it; in ROWS (a RANGE frame took twice as long)
             PARTITION BY trace_path, stream, k ORDER BY ord, read DESC
             ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING
         )

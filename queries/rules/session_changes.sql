@@ -17,7 +17,7 @@
 -- @column kind       VARCHAR  `mutate` or `mutate_all`.
 -- @column identity   VARCHAR  The path changed (NULL for mutate_all).
 WITH runs AS (
-    SELECT trace_path, line, seq, call_line, identity AS scope, line * 1000 + seq AS ord
+    SELECT trace_path, line, seq, call_line, identity AS scope, line * 1000000 + seq AS ord
     FROM rule_shell_inference
     WHERE kind = 'mutate_changed'
 ),
@@ -27,14 +27,14 @@ stashing AS (
     SELECT DISTINCT trace_path FROM runs
 ),
 changes AS (
-    SELECT c.trace_path, c.line * 1000 AS ord, CASE WHEN p.is_path THEN p.identity END AS identity
+    SELECT c.trace_path, c.line * 1000000 AS ord, CASE WHEN p.is_path THEN p.identity END AS identity
     FROM tool_calls AS c
     SEMI JOIN stashing USING (trace_path)
     JOIN rule_path_normalisation AS p USING (trace_path, line)
     JOIN rule_declared_effects AS e USING (trace_path, line)
     WHERE e.effect <> 'read'
     UNION ALL
-    SELECT i.trace_path, i.line * 1000 + i.seq, i.identity
+    SELECT i.trace_path, i.line * 1000000 + i.seq, i.identity
     FROM rule_shell_inference AS i
     SEMI JOIN stashing USING (trace_path)
     WHERE i.kind IN ('mutate', 'mutate_all')
