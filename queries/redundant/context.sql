@@ -96,9 +96,9 @@ change_dirs AS (
 -- read, as a running max over a stream per trace and key, where a read keyed by a
 -- directory above it meets that directory's changes ('directory_changed'), and a read
 -- keyed by its identity meets the changes of the paths below it ('path_below_changed');
--- only the rows whose key the other side has. Joined with every change before it, a read of a directory met every
--- change beneath it: a long session took time as its square (4.3 s of a session of
--- 160,000 turns)
+-- only the rows whose key the other side has. Joined with every change before it, a read
+-- of a directory met every change beneath it: a long session took time as its square
+-- (4.3 s of a session of 160,000 turns)
 related_change AS (
     SELECT
         trace_path,
