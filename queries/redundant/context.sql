@@ -99,6 +99,17 @@ change_dirs AS (
 -- only the rows whose key the other side has. Joined with every change before it, a read
 -- of a directory met every change beneath it: a long session took time as its square
 -- (4.3 s of a session of 160,000 turns)
+keyed AS (
+    SELECT trace_path, ord, 'directory_changed' AS stream, k, true AS read,
+        NULL::BOOLEAN AS declared
+    FROM read_dirs
+    UNION ALL
+    SELECT trace_path, ord, 'directory_changed', identity, false, declared FROM changes
+    UNION ALL
+    SELECT trace_path, ord, 'path_below_changed', identity, true, NULL FROM reads
+    UNION ALL
+    SELECT trace_path, ord, 'path_below_changed', k, false, declared FROM change_dirs
+),
 related_change AS (
     SELECT
         trace_path,
@@ -114,22 +125,15 @@ related_change AS (
             max(CASE WHEN NOT read THEN ord END) OVER before AS last_related,
             max(CASE WHEN NOT read AND declared THEN ord END) OVER before AS last_related_declared
         FROM (
-            SELECT a.trace_path, a.ord, 'directory_changed' AS stream, a.k, true AS read,
-                NULL::BOOLEAN AS declared
-            FROM read_dirs AS a
-            SEMI JOIN changes AS c ON c.trace_path = a.trace_path AND c.identity = a.k
-            UNION ALL
-            SELECT c.trace_path, c.ord, 'directory_changed', c.identity, false, c.declared
-            FROM changes AS c
-            SEMI JOIN read_dirs AS a ON a.trace_path = c.trace_path AND a.k = c.identity
-            UNION ALL
-            SELECT r.trace_path, r.ord, 'path_below_changed', r.identity, true, NULL
-            FROM reads AS r
-            SEMI JOIN change_dirs AS d ON d.trace_path = r.trace_path AND d.k = r.identity
-            UNION ALL
-            SELECT d.trace_path, d.ord, 'path_below_changed', d.k, false, d.declared
-            FROM change_dirs AS d
-            SEMI JOIN reads AS r ON r.trace_path = d.trace_path AND r.identity = d.k
+            SELECT *
+            FROM keyed
+            -- only the keys both sides have: a read and a change
+            SEMI JOIN (
+                SELECT trace_path, stream, k
+                FROM keyed
+                GROUP BY ALL
+                HAVING bool_or(read) AND bool_or(NOT read)
+            ) USING (trace_path, stream, k)
         )
         WINDOW before AS (
             -- a read before any change that shares its `ord` (none does: a line's effects
