@@ -12,6 +12,7 @@ import re
 import shutil
 import stat
 import tempfile
+import threading
 import time
 from collections.abc import Iterable, Iterator
 from enum import StrEnum
@@ -53,8 +54,8 @@ def records(rel: duckdb.DuckDBPyRelation) -> Iterator[dict[str, Any]]:
 
 def _pipe_fd(out: TextIO) -> int | None:
     """The descriptor of `out` when it is a pipe or a device (a terminal, /dev/null), which
-    DuckDB can write to itself; None for regular files (reopening one would truncate it,
-    even when it was opened to append) and for streams without a descriptor."""
+    rows are streamed into (`_copy`); None for regular files (reopening one would truncate
+    it, even when it was opened to append) and for streams without a descriptor."""
     try:
         fd = out.fileno()
         mode = os.fstat(fd).st_mode
@@ -65,12 +66,12 @@ def _pipe_fd(out: TextIO) -> int | None:
 
 
 def _copy(rel: duckdb.DuckDBPyRelation, out: TextIO, options: str) -> None:
-    """DuckDB writes the rows (far faster than a Python loop): straight into a pipe or a
+    """DuckDB writes the rows (far faster than a Python loop): as a stream into a pipe or a
     device, else into a temporary file we pass on."""
     fd = _pipe_fd(out)
     if fd is not None:
         out.flush()
-        rel.query("rows", f"COPY rows TO '/dev/fd/{fd}' ({options}, USE_TMP_FILE false)")
+        _stream(rel, fd, options)
         return
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "rows"
@@ -78,6 +79,39 @@ def _copy(rel: duckdb.DuckDBPyRelation, out: TextIO, options: str) -> None:
         rel.query("rows", f"COPY rows TO '{target}' ({options})")
         with open(path, encoding="utf-8", newline="") as rows:
             shutil.copyfileobj(rows, out)
+
+
+def _stream(rel: duckdb.DuckDBPyRelation, fd: int, options: str) -> None:
+    """The rows into the pipe or device `fd`, through a pipe of this process that a thread
+    empties into it. DuckDB locks the file it copies into: written into `fd` itself, a
+    second process writing into the same device at once (/dev/null, /dev/full) failed with
+    `Could not set lock on file "/dev/fd/1"`. A failure to write `fd` is raised as the
+    OSError it was (EPIPE: the reader is gone; ENOSPC: the device is full)."""
+    source, sink = os.pipe()
+    failed: list[OSError] = []
+
+    def drain() -> None:
+        with open(source, "rb", buffering=0) as rows:
+            try:
+                while chunk := rows.read(1 << 20):
+                    view = memoryview(chunk)
+                    while view:
+                        view = view[os.write(fd, view) :]
+            except OSError as exc:  # closing `source` makes DuckDB's next write fail
+                failed.append(exc)
+
+    thread = threading.Thread(target=drain, name="mur-trace rows", daemon=True)
+    thread.start()
+    try:
+        rel.query("rows", f"COPY rows TO '/dev/fd/{sink}' ({options}, USE_TMP_FILE false)")
+    except duckdb.IOException:
+        if not failed:  # DuckDB's own error (the thread says why it stopped first)
+            raise
+    finally:
+        os.close(sink)
+        thread.join()
+    if failed:
+        raise failed[0]
 
 
 def write_jsonl(rel: duckdb.DuckDBPyRelation, out: TextIO) -> None:

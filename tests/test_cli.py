@@ -314,6 +314,27 @@ def test_rows_into_a_pipe_and_into_a_file_are_the_same(
     assert piped.count(b"\n") == 19 + (fmt == "csv")
 
 
+@pytest.mark.parametrize("fmt", ["csv", "jsonl"])
+def test_rows_into_a_device_another_writer_holds(sample_workdir: Path, fmt: str) -> None:
+    """Processes writing into one device at once (jobs whose output goes to /dev/null):
+    DuckDB locks the file it copies rows into, so the second failed with E-IO-003 `Could
+    not set lock on file "/dev/fd/1"` (the suite's /dev/full test did, when two of its
+    cases ran at once). Here the other writer is this process, holding the lock a COPY
+    into /dev/null holds."""
+    import fcntl
+    import os
+
+    null = os.open(os.devnull, os.O_WRONLY)
+    try:
+        fcntl.lockf(null, fcntl.LOCK_EX)  # as another process's COPY into it does
+        command = [sys.executable, "-m", "mur_trace", "redundant", "--workdir",
+                   str(sample_workdir), "-f", fmt]  # fmt: skip
+        done = subprocess.run(command, stdout=null, stderr=subprocess.PIPE, text=True)
+    finally:
+        os.close(null)  # and the lock with it
+    assert (done.returncode, done.stderr) == (0, "")
+
+
 @pytest.mark.parametrize("fmt", ["text", "csv"])
 def test_a_reader_that_stops_early_is_no_error(write_trace, fmt: str) -> None:
     read = {"event_type": "tool_call", "tool_name": "r", "state_effect": "read", "input": {}}
