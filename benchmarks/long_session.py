@@ -3,21 +3,25 @@
 grows faster than the session does.
 
     python benchmarks/long_session.py [--turns 20000 40000 80000 160000] [--repeat 3]
-                                      [--command NAME ...]
+                                      [--command NAME ...] [--copies 8 16 32]
 
 For each number of turns, simulates one Murmur session of that many turns
 (`mur_trace.synth`, one task, one attempt, the same seed for every size) and runs every command over its trace as a
 whole process, `--repeat` times (medians): `redundant` (both policies), `loops`, `check`,
 `show`, `steps`, `report`, `diff` (the session against itself), `export` and `ingest`.
 It prints the seconds, and for each size the ratio to the size before: about 2 where a
-command's time grows as the session does, 4 where it grows as its square. Not a test:
-the times depend on the machine.
+command's time grows as the session does, 4 where it grows as its square. Then the same
+over real sessions of other agents made long (`--copies`: a Claude Code session and a
+Codex rollout of tests/fixtures/real, each written that many times over into one file,
+every copy with new message and tool ids, the session's id kept), for
+`redundant --policy context` and `show`. Not a test: the times depend on the machine.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -53,6 +57,42 @@ COMMANDS = {
 }
 
 
+FIXTURES = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "real"
+#: The real sessions made long: the longest Claude Code session and Codex rollout there.
+REAL = {
+    "Claude Code": FIXTURES
+    / "claude-code"
+    / "marot_spotter__4d5611e5-241a-462a-8d15-5122611a9569.jsonl",
+    "Codex": FIXTURES
+    / "codex"
+    / "codemie-ai_codemie-code__rollout-2026-05-11T11-26-55-019e1625-789d-76c0-80ab-3724b5ddb799.jsonl",
+}
+UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+
+
+def made_long(source: Path, copies: int, out: Path) -> Path:
+    """`source` written `copies` times into `out`: each copy's ids made new (UUIDs but the
+    session's, `toolu_` and `call_` ids), a Codex rollout's first line (its session's
+    metadata) kept once."""
+    text = source.read_text(encoding="utf-8")
+    found = re.search(r'"sessionId":"([^"]+)"', text)
+    session = found.group(1) if found else None
+    with open(out, "w", encoding="utf-8") as long:
+        for n in range(copies):
+            salt = f"{n:012x}"
+            copy = UUID.sub(
+                lambda m, salt=salt: (
+                    m.group(0) if m.group(0) == session else m.group(0)[:-12] + salt
+                ),
+                text,
+            )
+            copy = copy.replace('"toolu_', f'"toolu_{salt}').replace('"call_', f'"call_{salt}')
+            if n and "session_meta" in copy.split("\n", 1)[0]:
+                copy = copy.split("\n", 1)[1]
+            long.write(copy if copy.endswith("\n") else copy + "\n")
+    return out
+
+
 def command_line() -> list[str]:
     """`mur-trace` as installed beside this Python, else the module."""
     installed = Path(sys.executable).parent / "mur-trace"
@@ -81,6 +121,7 @@ def main() -> None:
     parser.add_argument("--turns", type=int, nargs="+", default=[20000, 40000, 80000, 160000])
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--command", action="append", choices=sorted(COMMANDS), help="only these")
+    parser.add_argument("--copies", type=int, nargs="+", default=[8, 16, 32])
     args = parser.parse_args()
     names = args.command or list(COMMANDS)
     with tempfile.TemporaryDirectory(prefix="long-session-") as tmp:
@@ -110,6 +151,25 @@ def main() -> None:
                 for before, t in zip(times, times[1:], strict=False)
             ]
             print(f"{name:28} " + " ".join(cells), flush=True)
+        print()
+        print("real sessions made long: copies into one file")
+        for agent, source in REAL.items():
+            files = [made_long(source, k, scratch / f"{agent[0]}{k}.jsonl") for k in args.copies]
+            sizes_mb = ", ".join(
+                f"{k}: {f.stat().st_size / 1e6:.0f} MB"
+                for k, f in zip(args.copies, files, strict=True)
+            )
+            print(f"{agent} ({sizes_mb})")
+            for name in ("redundant --policy context", "show"):
+                times = [
+                    statistics.median(run(COMMANDS[name], f, scratch) for _ in range(args.repeat))
+                    for f in files
+                ]
+                cells = [f"{times[0]:14.2f}"] + [
+                    f"{f'{t:.2f} ({t / before:.1f}x)':>14}"
+                    for before, t in zip(times, times[1:], strict=False)
+                ]
+                print(f"  {name:26} " + " ".join(cells), flush=True)
 
 
 if __name__ == "__main__":
