@@ -104,12 +104,14 @@ def _stream(rel: duckdb.DuckDBPyRelation, fd: int, options: str) -> None:
     thread.start()
     try:
         rel.query("rows", f"COPY rows TO '/dev/fd/{sink}' ({options}, USE_TMP_FILE false)")
-    except duckdb.IOException:
-        if not failed:  # DuckDB's own error (the thread says why it stopped first)
-            raise
-    finally:
+    except BaseException as exc:  # an error, an interrupt: what is left unsent is dropped
         os.close(sink)
-        thread.join()
+        thread.join(timeout=1.0)  # not waiting on a writer DuckDB may not have closed yet
+        if failed and isinstance(exc, duckdb.IOException):
+            raise failed[0] from None  # why DuckDB's write failed: the thread's
+        raise
+    os.close(sink)
+    thread.join()  # the rows all sent
     if failed:
         raise failed[0]
 
