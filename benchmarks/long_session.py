@@ -116,6 +116,19 @@ def run(args: list[str], trace: Path, scratch: Path) -> float:
     return took
 
 
+def doubling(args: list[str], traces: list[Path], scratch: Path, repeat: int) -> str:
+    """The medians of `args` over each of `traces`, each after the first with its ratio to
+    the one before."""
+    times = [statistics.median(run(args, t, scratch) for _ in range(repeat)) for t in traces]
+    return " ".join(
+        [f"{times[0]:14.2f}"]
+        + [
+            f"{f'{t:.2f} ({t / before:.1f}x)':>14}"
+            for before, t in zip(times, times[1:], strict=False)
+        ]
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--turns", type=int, nargs="+", default=[20000, 40000, 80000, 160000])
@@ -141,16 +154,11 @@ def main() -> None:
             f"{'(events, MB)':28} " + " ".join(f"{f'{e:,}, {mb:.0f}':>14}" for _, _, e, mb in sizes)
         )
         print("-" * len(header))
+        traces = [trace for _, trace, _, _ in sizes]
         for name in names:
-            times = [
-                statistics.median(run(COMMANDS[name], trace, scratch) for _ in range(args.repeat))
-                for _, trace, _, _ in sizes
-            ]
-            cells = [f"{times[0]:14.2f}"] + [
-                f"{f'{t:.2f} ({t / before:.1f}x)':>14}"
-                for before, t in zip(times, times[1:], strict=False)
-            ]
-            print(f"{name:28} " + " ".join(cells), flush=True)
+            print(
+                f"{name:28} " + doubling(COMMANDS[name], traces, scratch, args.repeat), flush=True
+            )
         print()
         print("real sessions made long: copies into one file")
         for agent, source in REAL.items():
@@ -161,15 +169,10 @@ def main() -> None:
             )
             print(f"{agent} ({sizes_mb})")
             for name in ("redundant --policy context", "show"):
-                times = [
-                    statistics.median(run(COMMANDS[name], f, scratch) for _ in range(args.repeat))
-                    for f in files
-                ]
-                cells = [f"{times[0]:14.2f}"] + [
-                    f"{f'{t:.2f} ({t / before:.1f}x)':>14}"
-                    for before, t in zip(times, times[1:], strict=False)
-                ]
-                print(f"  {name:26} " + " ".join(cells), flush=True)
+                print(
+                    f"  {name:26} " + doubling(COMMANDS[name], files, scratch, args.repeat),
+                    flush=True,
+                )
 
 
 if __name__ == "__main__":
