@@ -5,16 +5,18 @@ Library code returns relations; this module is the one place that turns them int
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import os
 import re
 import shutil
+import signal
 import stat
 import tempfile
 import threading
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from enum import StrEnum
 from pathlib import Path
 from typing import Any, BinaryIO, TextIO
@@ -86,34 +88,88 @@ def _stream(rel: duckdb.DuckDBPyRelation, fd: int, options: str) -> None:
     empties into it. DuckDB locks the file it copies into: written into `fd` itself, a
     second process writing into the same device at once (/dev/null, /dev/full) failed with
     `Could not set lock on file "/dev/fd/1"`. A failure to write `fd` is raised as the
-    OSError it was (EPIPE: the reader is gone; ENOSPC: the device is full)."""
+    OSError it was (EPIPE: the reader is gone; ENOSPC: the device is full). Ctrl-C or
+    SIGTERM while the reader of `fd` reads nothing (a pager left open) cuts the stream:
+    otherwise DuckDB, blocked writing, never returns to let Python act on the signal."""
     source, sink = os.pipe()
     failed: list[OSError] = []
+    reading = threading.Lock()  # held while `source` is this pipe's and open
+    source_open = [True]
 
     def drain() -> None:
-        with open(source, "rb", buffering=0) as rows:
-            try:
-                while chunk := rows.read(1 << 20):
-                    view = memoryview(chunk)
-                    while view:
-                        view = view[os.write(fd, view) :]
-            except OSError as exc:  # closing `source` makes DuckDB's next write fail
-                failed.append(exc)
+        try:
+            while chunk := os.read(source, 1 << 20):
+                view = memoryview(chunk)
+                while view:
+                    view = view[os.write(fd, view) :]
+        except OSError as exc:  # closing `source` makes DuckDB's next write fail
+            failed.append(exc)
+        finally:
+            with reading:
+                source_open[0] = False
+                os.close(source)
+
+    def cut() -> None:
+        """`source` made a pipe at its end: DuckDB's writes fail (EPIPE), so it returns
+        and Python raises the signal's exception; the drain, blocked or not, stops."""
+        with reading:
+            if source_open[0]:  # else the number may be another file's by now
+                ended, unused = os.pipe()
+                os.close(unused)
+                os.dup2(ended, source)
+                os.close(ended)
 
     thread = threading.Thread(target=drain, name="mur-trace rows", daemon=True)
     thread.start()
     try:
-        rel.query("rows", f"COPY rows TO '/dev/fd/{sink}' ({options}, USE_TMP_FILE false)")
+        with _on_signal(cut):
+            rel.query("rows", f"COPY rows TO '/dev/fd/{sink}' ({options}, USE_TMP_FILE false)")
     except BaseException as exc:  # an error, an interrupt: what is left unsent is dropped
         os.close(sink)
-        thread.join(timeout=1.0)  # not waiting on a writer DuckDB may not have closed yet
-        if failed and isinstance(exc, duckdb.IOException):
-            raise failed[0] from None  # why DuckDB's write failed: the thread's
+        if isinstance(exc, duckdb.IOException):  # why DuckDB's write failed: the thread's
+            thread.join(timeout=1.0)  # (not waiting on a writer DuckDB may not have closed)
+            if failed:
+                raise failed[0] from None
         raise
     os.close(sink)
     thread.join()  # the rows all sent
     if failed:
         raise failed[0]
+
+
+@contextlib.contextmanager
+def _on_signal(action: Callable[[], None]) -> Iterator[None]:
+    """`action` run in a thread as soon as a signal Python handles arrives (Ctrl-C,
+    SIGTERM), while the main thread waits in DuckDB, where Python runs no handler until it
+    returns. Python's wakeup descriptor tells the thread; where it is not ours to take (a
+    thread other than the main one, an event loop that set its own), the block runs as it
+    is."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    woken, wake = os.pipe()
+    os.set_blocking(wake, False)
+    before = signal.set_wakeup_fd(wake)
+    if before != -1:  # an event loop's: put back at once
+        signal.set_wakeup_fd(before)
+        os.close(woken)
+        os.close(wake)
+        yield
+        return
+
+    def watch() -> None:
+        while os.read(woken, 64):  # a signal's number; nothing once `wake` is closed
+            action()
+
+    watcher = threading.Thread(target=watch, name="mur-trace signals", daemon=True)
+    watcher.start()
+    try:
+        yield
+    finally:
+        signal.set_wakeup_fd(-1)
+        os.close(wake)
+        watcher.join()
+        os.close(woken)
 
 
 def write_jsonl(rel: duckdb.DuckDBPyRelation, out: TextIO) -> None:

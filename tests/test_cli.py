@@ -6,8 +6,10 @@ import csv
 import io
 import json
 import shutil
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -346,6 +348,30 @@ def test_a_reader_that_stops_early_is_no_error(write_trace, fmt: str) -> None:
         proc.stdout.close()  # like `| head -1`
         assert proc.stderr.read() == b""
         assert proc.wait() == 0
+
+
+@pytest.mark.parametrize(
+    ("sig", "status"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)], ids=["SIGINT", "SIGTERM"]
+)
+def test_a_signal_stops_rows_nobody_reads(write_trace, sig: int, status: int) -> None:
+    """`mur-trace redundant -f csv | less`, the pager left open, then Ctrl-C (or `timeout`'s
+    SIGTERM): DuckDB, blocked writing the rows, never returned to let Python act on the
+    signal, and the command waited for the reader to go."""
+    read = {"event_type": "tool_call", "tool_name": "r", "state_effect": "read", "input": {}}
+    path = write_trace([{**read, "resource_id": "a"}] * 5000)  # 500 KB: more than a pipe holds
+    command = [sys.executable, "-m", "mur_trace", "redundant", str(path), "-f", "csv"]
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as proc:
+        assert proc.stdout is not None and proc.stderr is not None
+        proc.stdout.readline()  # the rows are flowing; nothing more is read
+        time.sleep(0.5)  # the pipe full, DuckDB waits to write
+        proc.send_signal(sig)
+        try:
+            assert proc.wait(timeout=30) == status
+        finally:
+            proc.kill()
+        assert proc.stderr.read().decode().splitlines() == [
+            f"error[E-CLI-{status}]: {'interrupted' if status == 130 else 'terminated'}"
+        ]
 
 
 @pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
