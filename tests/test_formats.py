@@ -1303,7 +1303,8 @@ def test_an_edit_between_two_views_leaves_nothing_to_find(tmp_path: Path) -> Non
 
 def otlp_line(spans: list[dict]) -> dict:
     """The same spans as OTLP JSON (a collector's file exporter): attributes as key/value
-    lists, 64-bit integers as strings, times in nanoseconds."""
+    lists, 64-bit integers as strings, times in nanoseconds, a status of no code as `{}`
+    (the collector's own JSON marshaller: `pdata/ptrace/json_test.go`)."""
 
     def value(v: object) -> dict:
         if isinstance(v, bool):
@@ -1318,12 +1319,15 @@ def otlp_line(spans: list[dict]) -> dict:
     def nanos(t: list[int]) -> str:
         return str(t[0] * 1_000_000_000 + t[1])
 
+    def status(code: int) -> dict:  # proto3's JSON leaves a default out: UNSET is `{}`
+        return {"code": code} if code else {}
+
     return {"resourceSpans": [{
         "resource": {"attributes": kv(spans[0]["resource"]["attributes"])},
         "scopeSpans": [{"scope": {"name": "copilot"}, "spans": [
             {"traceId": s["traceId"], "spanId": s["spanId"], "name": s["name"], "kind": 1,
              "startTimeUnixNano": nanos(s["startTime"]), "endTimeUnixNano": nanos(s["endTime"]),
-             "attributes": kv(s["attributes"]), "status": {"code": s["status"]["code"]}}
+             "attributes": kv(s["attributes"]), "status": status(s["status"]["code"])}
             for s in spans if s.get("type") == "span"
         ]}],
     }]}  # fmt: skip

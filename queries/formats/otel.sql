@@ -22,7 +22,8 @@
 --   `output_tokens`; a tool call's `turn` is the last chat that started before it;
 -- - one `tool_call` per `execute_tool` span: `tool_name` `gen_ai.tool.name`, `event_id`
 --   `gen_ai.tool.call.id`, `duration_ms` its end minus its start, `status` `error` when the
---   span's status code is 2 (ERROR) or it names an `error.type`, else `ok`. Only with
+--   span's status code is 2 (ERROR) or it names an `error.type`, else `ok` (no code, as
+--   OTLP JSON writes UNSET: `"status": {}`, is `ok`). Only with
 --   content capture on does a span carry `gen_ai.tool.call.arguments` (the `input`, a JSON
 --   string parsed; text that is not a JSON object as `{"input": text}`) and
 --   `gen_ai.tool.call.result` (`output_bytes` its length); without them a call has no
@@ -282,7 +283,8 @@ calls AS MATERIALIZED (
         nullif(i.chat_n, -1) AS turn,
         i.a."gen_ai.tool.name" AS tool_name,
         i.a."gen_ai.tool.call.id" AS call_id,
-        i.status_code = '2' OR i.a."error.type" IS NOT NULL AS failed,
+        -- no code (OTLP JSON leaves out a default: `"status": {}` is UNSET) is not ERROR
+        i.status_code IS NOT DISTINCT FROM '2' OR i.a."error.type" IS NOT NULL AS failed,
         CASE
             WHEN json_type(i.a."gen_ai.tool.call.arguments") = 'OBJECT'
                 THEN i.a."gen_ai.tool.call.arguments"
