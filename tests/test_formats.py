@@ -346,6 +346,35 @@ def test_inline_subagent_lines_are_another_context(tmp_path: Path) -> None:
     assert trace.redundant_calls().count("*").fetchall() == [(0,)]
 
 
+@pytest.mark.parametrize("tool", ["Task", "Agent"])  # Agent: its name from 2.1.63
+def test_a_subagent_may_have_changed_any_file(tmp_path: Path, tool: str) -> None:
+    """2.x writes a subagent to a file of its own: the main agent's log says only that it
+    ran. Its edits may have changed any file, so the main agent's read after it is not
+    taken as holding what the one before it read (it was, by read_after_read)."""
+    lines = [
+        {"type": "user", "sessionId": "s1", "timestamp": TS.format(0), "message": {"content": "go"}},
+        cc_use(1, "m1", "t1", "Read", file_path="/repo/a.py"),  # 2
+        cc_result(2, "t1", "a", result=whole("/repo/a.py", 1)),
+        cc_use(3, "m2", "t2", tool, description="fix", prompt="fix a.py",
+               subagent_type="general-purpose"),
+        cc_result(4, "t2", "done", error=True),  # stopped midway: it may have written
+        cc_use(5, "m3", "t3", "Read", file_path="/repo/a.py"),  # 6
+        cc_result(6, "t3", "ab", result=whole("/repo/a.py", 1)),  # another size
+        cc_use(7, "m4", "t4", "Read", file_path="/repo/a.py"),  # 8: nothing between: redundant
+        cc_result(8, "t4", "ab", result=whole("/repo/a.py", 1)),
+    ]  # fmt: skip
+    trace = mur_trace.load([write(tmp_path / "s.jsonl", lines)], policy="context")
+    assert trace.redundant_calls().select("line, prior_line").fetchall() == [(8, 6)]
+    # the reference policy knows no change without a resource (SPEC 3: skipped)
+    assert trace.redundant_calls("reference").select("line").order("line").fetchall() == [
+        (6,), (8,)
+    ]  # fmt: skip
+    off = mur_trace.load(
+        [tmp_path / "s.jsonl"], policy="context", rules={"declared_in_file": False}
+    )
+    assert off.redundant_calls().select("line").order("line").fetchall() == [(6,), (8,)]
+
+
 def test_a_result_stamped_before_its_call_has_no_duration(tmp_path: Path) -> None:
     """Line 3's call at second 5, its result at second 2 (another clock): no duration, not
     -3000 ms; line 4's result comes 2 s after it."""
@@ -767,6 +796,35 @@ def test_an_openhands_condensation_is_a_compaction_at_the_next_turn(tmp_path: Pa
     ).fetchall() == [(4, 1, None)]
     assert trace.redundant_calls().count("*").fetchall() == [(0,)]  # the re-read follows it
     assert trace.redundant_calls("reference").select("line").fetchall() == [(5,)]
+
+
+@pytest.mark.parametrize("action", ["run_ipython", "delegate"])
+def test_an_openhands_code_cell_may_have_changed_any_file(tmp_path: Path, action: str) -> None:
+    """A code cell (`run_ipython`: `open('/w/a.py', 'w').write(...)`) and a delegation to
+    another agent name no file and may change any: the read after one is not redundant."""
+
+    def step(n: int, act: str, args: dict, content: str) -> list[dict]:
+        return [
+            {"id": n, "source": "agent", "action": act, "args": args,
+             "tool_call_metadata": {"model_response": {"id": f"r{n}"}}},
+            {"id": n + 1, "source": "environment", "observation": act, "cause": n,
+             "content": content},
+        ]  # fmt: skip
+
+    history = [
+        *step(1, "read", {"path": "/w/a.py"}, "x"),
+        *step(3, action, {"code": "open('/w/a.py', 'w').write('xy')"}, "ok"),
+        *step(5, "read", {"path": "/w/a.py"}, "xy"),
+    ]
+    out = write(tmp_path / "output.jsonl", [{"instance_id": "i1", "history": history}])
+    trace = mur_trace.load([out], policy="context")
+    assert trace.sql(
+        "SELECT tool_name, state_effect, resource FROM tool_calls ORDER BY line"
+    ).fetchall() == [("read", "read", "/w/a.py"), (action, "mutate", None),
+                     ("read", "read", "/w/a.py")]  # fmt: skip
+    assert trace.redundant_calls().count("*").fetchall() == [(0,)]
+    # positions: session_start 1, history 2-7: the second read at 6, the first at 2
+    assert trace.redundant_calls("reference").select("line, prior_line").fetchall() == [(6, 2)]
 
 
 def test_show_says_when_a_file_holds_several_sessions() -> None:

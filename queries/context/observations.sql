@@ -73,8 +73,11 @@ WITH gathered AS (
     FROM tool_calls AS c
     JOIN rule_declared_effects AS e USING (trace_path, line)
     LEFT JOIN rule_declared_in_file AS d ON d.trace_path = c.trace_path AND d.identity = c.resource
-    WHERE c.resource_source = 'declared'
-        AND e.effect <> 'read'
+    -- a change to a declared resource, or a change that names no resource at all (a
+    -- subagent's run, a code cell: the readers declare them so): placed in no file, it may
+    -- have changed any
+    WHERE (c.resource_source = 'declared' AND e.effect <> 'read'
+            OR c.resource IS NULL AND e.effect = 'mutate')
         AND (SELECT enabled FROM context_rules WHERE name = 'declared_in_file')
     UNION ALL
     SELECT

@@ -52,7 +52,12 @@ WITH tools(tool, effect, note) AS (
         ('Edit', 'mutate', 'file_path'),
         ('MultiEdit', 'mutate', 'file_path'),
         ('Write', 'mutate', 'file_path'),
-        ('NotebookEdit', 'mutate', 'notebook_path')
+        ('NotebookEdit', 'mutate', 'notebook_path'),
+        -- a subagent (2.x writes its lines to a file of its own; `Agent` from 2.1.63): its
+        -- edits may have changed any file, a change that names no resource (the context
+        -- policy's declared_in_file), declared whether it ended well or not
+        ('Task', 'mutate', 'description, prompt, subagent_type: no path'),
+        ('Agent', 'mutate', 'the same tool, renamed')
 ),
 src AS (
     SELECT trace_path, line, raw, final_piece
@@ -241,8 +246,9 @@ events AS (
         elapsed(ts, result_ts) AS duration_ms,
         CASE WHEN is_error THEN 'error' WHEN answered THEN 'ok' END AS status,
         -- declared only when the call succeeded, as Murmur's editor does: an Edit whose
-        -- text was not found wrote nothing
-        CASE WHEN NOT coalesce(is_error, false) THEN effect END AS state_effect,
+        -- text was not found wrote nothing (a subagent stopped midway may have written)
+        CASE WHEN NOT coalesce(is_error, false) OR tool_name IN ('Task', 'Agent')
+            THEN effect END AS state_effect,
         CASE WHEN tool_name IN ('NotebookRead', 'NotebookEdit')
             THEN input ->> '$.notebook_path' END AS resource_id,
         cwd,

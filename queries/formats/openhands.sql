@@ -36,8 +36,11 @@
 -- @column last_line   BIGINT   Last line it returned (NULL: to the end).
 -- @column file_session VARCHAR The session the event belongs to (`session_id`): a file holds several.
 WITH tools(tool, effect) AS (
-    -- what OpenHands' actions do to the path they name
-    VALUES ('read', 'read'), ('edit', 'mutate'), ('write', 'mutate')
+    -- what OpenHands' actions do to the path they name; a code cell (`run_ipython`) and a
+    -- delegation to another agent name none and may change any file: a change that names no
+    -- resource (the context policy's declared_in_file), declared whether they ended well
+    VALUES ('read', 'read'), ('edit', 'mutate'), ('write', 'mutate'),
+        ('run_ipython', 'mutate'), ('delegate', 'mutate')
 ),
 src AS (
     SELECT trace_path, line, raw, final_piece
@@ -257,7 +260,8 @@ events AS (
         END AS status,
         -- declared only when the call succeeded, as Murmur's editor does: a failed edit
         -- (`ERROR: ...`) wrote nothing
-        CASE WHEN NOT c.failed THEN t.effect END AS state_effect,
+        CASE WHEN NOT c.failed OR c.action IN ('run_ipython', 'delegate') THEN t.effect END
+            AS state_effect,
         CASE WHEN c.action = 'read' THEN
             json_type(c.args, '$.view_range') IS DISTINCT FROM 'ARRAY' AND NOT c.clipped
         END AS result_whole,

@@ -7,7 +7,8 @@
 -- kept per resource within a trace, so a later call that names no file uses it too. A
 -- change to a declared resource that no call placed in a file may have changed any file
 -- (a rename edits every file that uses the symbol): it invalidates everything
--- (context/observations.sql). Example: find `sym:Widget` in `src/widget.rs`, edit
+-- (context/observations.sql); so does a declared change that names no resource at all
+-- (Claude Code's `Task`, a subagent's run; OpenHands' `run_ipython`, a code cell). Example: find `sym:Widget` in `src/widget.rs`, edit
 -- `src/widget.rs`, find it again: not redundant.
 -- @column trace_path VARCHAR  Trace file.
 -- @column identity   VARCHAR  A declared resource.
