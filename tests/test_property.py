@@ -143,7 +143,8 @@ def test_path_normalisation_agrees_with_the_model(paths: list[str]) -> None:
 
 # ── same_size, against a model of the context policy on a small family of traces ──
 # Reads and declared writes of two files by an editor, a script run through `bash` (which
-# may change any file), compactions. A read is redundant when an earlier read of its file
+# may change any file), a change that names no resource (a subagent's run: any file too),
+# compactions. A read is redundant when an earlier read of its file
 # in the same context either has no change of the file (a write, a script) after it, or
 # returned as many bytes with no write of the file after it (a script's change is taken
 # back by the size; a declared write never is). The prior is the latest such read.
@@ -159,6 +160,7 @@ SIZE_STEPS = st.lists(
         st.tuples(st.just("write"), st.sampled_from(["a.py", "b.py"]), st.just(0)),
         SCRIPT_STEP,
         SCRIPT_STEP,
+        st.tuples(st.just("subagent"), st.just(""), st.just(0)),
         st.tuples(st.just("compaction"), st.just(""), st.just(0)),
     ),
     min_size=3,
@@ -200,6 +202,10 @@ def _size_trace(steps: list[tuple[str, str, int]]) -> tuple[list[str], list[tupl
             lines.append(json.dumps(call | {"input": {"command": command}, "output_bytes": 5}))
             shell = {"event_type": "shell", "turn": turn, "binary": "/usr/bin/bash"}
             lines.append(json.dumps(shell | {"command": command, "exit_code": 0}))
+            changed = dict.fromkeys(["a.py", "b.py"], len(lines))
+        elif kind == "subagent":  # declared a change, of no resource it names
+            call = {"event_type": "tool_call", "turn": turn, "status": "ok", "tool_name": "agent"}
+            lines.append(json.dumps(call | {"state_effect": "mutate", "input": {"prompt": "fix"}}))
             changed = dict.fromkeys(["a.py", "b.py"], len(lines))
         else:
             reset = {"event_type": "compaction", "turn": turn}
