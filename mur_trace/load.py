@@ -788,7 +788,7 @@ def load_traces(
 def read_other_formats(con: duckdb.DuckDBPyConnection, files: Sequence[tuple[str, str]]) -> None:
     """Add to `lines` the events of the files of other formats, (path, format) pairs, each
     format by its reader, queries/formats/<format>.sql (which reads the variable
-    `source_files`)."""
+    `source_files`), and their lines no reader can take (queries/formats/problems.sql)."""
     if not files:
         return
     con.execute(
@@ -803,7 +803,7 @@ def read_other_formats(con: duckdb.DuckDBPyConnection, files: Sequence[tuple[str
         {"types": sorted(formats.CLAUDE_TYPES)},
     )
     con.execute(f"CREATE OR REPLACE TEMP TABLE source_lines AS {queries.get('formats/lines').sql}")
-    for name in sorted({kind for _, kind in files}):
+    for name in [*sorted({kind for _, kind in files}), "problems"]:
         con.execute(f"INSERT INTO lines BY NAME {queries.get(f'formats/{name}').sql}")
     con.execute("DROP TABLE source_lines")
 

@@ -1457,3 +1457,32 @@ def test_a_bad_span_file_is_one_coded_line(tmp_path: Path) -> None:
         result = runner.invoke(app, ["redundant", str(path), "--format-in", "otel"])
         assert result.exit_code == 2, result.output
         assert result.stderr.splitlines() == [f"error[E-TRC-001]: {path.parent}/{message}"]
+
+
+@pytest.mark.parametrize("fmt", ["claude_code", "codex", "openhands", "otel"])
+@pytest.mark.parametrize("value", ["[1, 2]", "42", "null", '"text"'])
+def test_a_line_of_json_that_is_no_object_is_one_coded_line(
+    tmp_path: Path, fmt: str, value: str
+) -> None:
+    """Each reader parsed such a line as an object of no field and passed over it: exit 0,
+    no word. It is a bad line, as in a Murmur trace, even as the last piece of a file with
+    no newline (valid JSON: not a torn write)."""
+    first, *rest = {
+        "claude_code": cc_session(),
+        "codex": [cx(0, "session_meta", id="s1", cwd="/repo"),
+                  cx_call(1, "c1", "shell", {"command": ["cat", "a.py"]}), cx_out(2, "c1", "x")],
+        "openhands": [{"instance_id": "i1", "history": []}, {"instance_id": "i2", "history": []}],
+        "otel": captured_session(),
+    }[fmt]  # fmt: skip
+    lines = [json.dumps(first), value, *map(json.dumps, rest)]
+    for name, text in [("middle.jsonl", "\n".join(lines) + "\n"), ("last.jsonl",
+                       "\n".join([*lines[:1], *lines[2:], value]))]:  # fmt: skip
+        path = tmp_path / name
+        path.write_text(text)
+        number = 2 if name == "middle.jsonl" else len(lines)
+        for command in (["redundant"], ["show"], ["redundant", "--policy", "context"]):
+            result = runner.invoke(app, [*command, str(path)])
+            assert result.exit_code == 2, (name, command, result.output)
+            assert result.stderr.splitlines() == [
+                f"error[E-TRC-001]: {path}:{number}: not a JSON object"
+            ], (name, command)

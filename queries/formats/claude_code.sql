@@ -26,8 +26,9 @@
 --   a `context_switch` event where the file goes from the main agent's lines to a
 --   subagent's and back (2.x writes each subagent to its own file: its own trace);
 -- - `progress` lines (copies of a subagent's messages), summaries, snapshots, queue
---   operations and synthetic messages give no event. A line that is not JSON is a problem
---   of the trace, as for Murmur traces (a torn last line is left out with a warning).
+--   operations and synthetic messages give no event. A line that is not a JSON object is a
+--   problem of the trace, as for Murmur traces (formats/problems.sql: a torn last line is
+--   left out with a warning).
 -- @column trace_path    VARCHAR  The session file.
 -- @column line          BIGINT   Line of the file holding the event.
 -- @column problem       VARCHAR  NULL, or what is wrong with the line.
@@ -322,15 +323,3 @@ SELECT
     false AS torn
 FROM events AS e
 LEFT JOIN bounds AS s USING (trace_path)
-UNION ALL BY NAME
-SELECT
-    trace_path,
-    line,
-    CASE WHEN raw IS NULL THEN 'not valid UTF-8 text' ELSE 'not valid JSON' END AS problem,
-    raw IS NOT NULL AND final_piece AS torn
-FROM (
-    SELECT s.trace_path, s.line, s.raw, s.final_piece
-    FROM src AS s
-    LEFT JOIN parsed AS p USING (trace_path, line)
-    WHERE s.raw IS NULL OR (p.j IS NULL AND NOT json_valid(p.raw))
-)

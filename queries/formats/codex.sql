@@ -25,7 +25,8 @@
 --   headers name (`changed_paths`, in the call's working directory);
 -- - a `compacted` line is a `compaction` (the model's context was summarised; `turn` the
 --   responses before it, so the turn of the next one; the token counts unknown).
--- A line that is not JSON is a problem of the trace, as for Murmur traces.
+-- A line that is not a JSON object is a problem of the trace, as for Murmur traces
+-- (formats/problems.sql).
 -- @column trace_path    VARCHAR    The session file.
 -- @column line          BIGINT     Line of the file holding the event.
 -- @column problem       VARCHAR    NULL, or what is wrong with the line.
@@ -377,12 +378,3 @@ SELECT
     false AS torn
 FROM events AS e
 LEFT JOIN context AS x USING (trace_path)
-UNION ALL BY NAME
-SELECT
-    s.trace_path,
-    s.line,
-    CASE WHEN s.raw IS NULL THEN 'not valid UTF-8 text' ELSE 'not valid JSON' END AS problem,
-    s.raw IS NOT NULL AND s.final_piece AS torn
-FROM src AS s
-LEFT JOIN parsed AS p USING (trace_path, line)
-WHERE s.raw IS NULL OR (p.j IS NULL AND NOT json_valid(p.raw))

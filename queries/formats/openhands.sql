@@ -26,6 +26,8 @@
 --   `exit_code`, `cwd` the working directory the previous command left (the shell is kept
 --   between commands);
 -- - a `condensation` action is a `compaction` (`turn` the responses before it; no token counts).
+-- A line that is not a JSON object is a problem of the trace, as for Murmur traces
+-- (formats/problems.sql).
 -- @column trace_path  VARCHAR  The output file.
 -- @column line        BIGINT   Position of the event in the file (see above).
 -- @column problem     VARCHAR  NULL, or what is wrong with the line.
@@ -313,12 +315,3 @@ events AS (
 )
 SELECT *, session_id AS file_session, NULL::VARCHAR AS problem, false AS torn
 FROM events
-UNION ALL BY NAME
-SELECT
-    s.trace_path,
-    s.line,
-    CASE WHEN s.raw IS NULL THEN 'not valid UTF-8 text' ELSE 'not valid JSON' END AS problem,
-    s.raw IS NOT NULL AND s.final_piece AS torn
-FROM src AS s
-LEFT JOIN parsed AS p USING (trace_path, line)
-WHERE s.raw IS NULL OR (p.j IS NULL AND NOT json_valid(p.raw))

@@ -35,8 +35,9 @@
 -- - a `bash` call whose arguments hold a `command` is followed (same position) by a
 --   `shell` event: `binary` `bash`, the script, the exit code its result reports
 --   (`… completed with exit code N>`), else NULL.
--- A line that is not JSON is a problem of the trace, as for Murmur traces; so is a span
--- with no `traceId`, `spanId`, start or end time, or one that ends before it starts.
+-- A line that is not a JSON object is a problem of the trace, as for Murmur traces
+-- (formats/problems.sql); so is a span with no `traceId`, `spanId`, start or end time, or
+-- one that ends before it starts.
 -- @column trace_path    VARCHAR    The span file.
 -- @column line          BIGINT     Position of the event (see above); for a problem, the line of the file.
 -- @column problem       VARCHAR    NULL, or what is wrong with the line.
@@ -422,15 +423,6 @@ events AS (
 )
 SELECT *, session_id AS file_session, NULL::VARCHAR AS problem, false AS torn
 FROM events
-UNION ALL BY NAME
-SELECT
-    s.trace_path,
-    s.line,
-    CASE WHEN s.raw IS NULL THEN 'not valid UTF-8 text' ELSE 'not valid JSON' END AS problem,
-    s.raw IS NOT NULL AND s.final_piece AS torn
-FROM src AS s
-LEFT JOIN parsed AS p USING (trace_path, line)
-WHERE s.raw IS NULL OR (p.j IS NULL AND NOT json_valid(p.raw))
 UNION ALL BY NAME
 SELECT trace_path, line, arg_min(problem, seq) AS problem, false AS torn
 FROM raw_spans
