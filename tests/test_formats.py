@@ -375,6 +375,33 @@ def test_a_subagent_may_have_changed_any_file(tmp_path: Path, tool: str) -> None
     assert off.redundant_calls().select("line").order("line").fetchall() == [(6,), (8,)]
 
 
+def test_a_line_written_twice_is_read_once(tmp_path: Path) -> None:
+    """Claude Code has written a conversation's history into its file a second time
+    (anthropics/claude-code#5034): the copies keep their `uuid`. A copied call was a
+    second call, which re-read what the first had read (the same `tool_use` id)."""
+    use = {**cc_use(1, "m1", "t1", "Read", file_path="/repo/a.py"), "uuid": "a1"}
+    result = cc_result(2, "t1", "a", result=whole("/repo/a.py", 1), uuid="r1")
+    lines = [
+        {"type": "user", "sessionId": "s1", "uuid": "u0", "timestamp": TS.format(0),
+         "message": {"content": "read a"}},
+        use, result,  # 2, 3
+        {"type": "user", "sessionId": "s1", "uuid": "u1", "timestamp": TS.format(3),
+         "message": {"content": "again"}},
+        use, result,  # 5, 6: the same lines again
+        {**cc_use(7, "m2", "t2", "Read", file_path="/repo/a.py"), "uuid": "a2"},  # 7
+        cc_result(8, "t2", "a", result=whole("/repo/a.py", 1), uuid="r2"),
+    ]  # fmt: skip
+    trace = mur_trace.load([write(tmp_path / "s.jsonl", lines)], policy="context")
+    assert trace.sql("SELECT line, call_id FROM tool_calls ORDER BY line").fetchall() == [
+        (2, "t1"), (7, "t2")
+    ]  # fmt: skip
+    for policy in ("reference", "context"):
+        assert trace.redundant_calls(policy).select("line, prior_line").fetchall() == [(7, 2)]
+    assert trace.sql("SELECT count(*) FROM events WHERE event_type = 'inference'").fetchall() == [
+        (2,)
+    ]  # fmt: skip
+
+
 def test_a_result_stamped_before_its_call_has_no_duration(tmp_path: Path) -> None:
     """Line 3's call at second 5, its result at second 2 (another clock): no duration, not
     -3000 ms; line 4's result comes 2 s after it."""

@@ -9,6 +9,7 @@
 -- - one `inference` per assistant message (`message.id`; one response spans several lines)
 --   at its first line: `input_tokens` = input + cache read + cache creation tokens of its
 --   `usage` (the context the model read), `output_tokens`; `turn` counts messages from 0;
+-- - a line whose `uuid` an earlier line of the file has is a copy, and gives nothing;
 -- - one `tool_call` per `tool_use` block, at its line, `event_id` = the block's `id`; its
 --   result is the `tool_result` block with that id (linked by id, not order): `status`
 --   `error` when `is_error` (a failed command, "Sibling tool call errored", an interrupt),
@@ -74,7 +75,7 @@ parsed AS (
         raw,
         final_piece,
         try(json_transform(raw, '{
-            "type": "VARCHAR", "subtype": "VARCHAR", "sessionId": "VARCHAR",
+            "type": "VARCHAR", "subtype": "VARCHAR", "sessionId": "VARCHAR", "uuid": "VARCHAR",
             "agentId": "VARCHAR", "version": "VARCHAR", "timestamp": "VARCHAR",
             "isSidechain": "BOOLEAN", "cwd": "VARCHAR",
             "compactMetadata": {"preTokens": "BIGINT"},
@@ -115,6 +116,10 @@ entries AS MATERIALIZED (
         } AS tool_use_result
     FROM parsed
     WHERE j IS NOT NULL
+    -- a line written again (its `uuid` repeated: Claude Code has written a conversation's
+    -- history twice into its file, anthropics/claude-code#5034) is read once, where it
+    -- first stood: else its calls were two, the second re-reading what the first read
+    QUALIFY j.uuid IS NULL OR row_number() OVER (PARTITION BY trace_path, j.uuid ORDER BY line) = 1
 ),
 blocks AS MATERIALIZED (
     SELECT e.* EXCLUDE (blocks), unnest(e.blocks) AS b
