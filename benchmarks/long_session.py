@@ -70,6 +70,10 @@ REAL = {
 UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 
 
+#: The start of a Codex call id (`"call_…"`), not of the key that holds it (`"call_id"`).
+CALL_ID = re.compile(r'"call_(?!id")')
+
+
 def made_long(source: Path, copies: int, out: Path) -> Path:
     """`source` written `copies` times into `out`: each copy's ids made new (UUIDs but the
     session's, `toolu_` and `call_` ids), a Codex rollout's first line (its session's
@@ -86,7 +90,8 @@ def made_long(source: Path, copies: int, out: Path) -> Path:
                 ),
                 text,
             )
-            copy = copy.replace('"toolu_', f'"toolu_{salt}').replace('"call_', f'"call_{salt}')
+            copy = copy.replace('"toolu_', f'"toolu_{salt}')
+            copy = CALL_ID.sub(f'"call_{salt}', copy)  # an id, not the key `"call_id"`
             if n and "session_meta" in copy.split("\n", 1)[0]:
                 copy = copy.split("\n", 1)[1]
             long.write(copy if copy.endswith("\n") else copy + "\n")

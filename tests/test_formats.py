@@ -725,6 +725,67 @@ def test_codex_polls_patches_and_compactions(tmp_path: Path) -> None:
     )
 
 
+PATCH = "*** Begin Patch\n*** Update File: a.txt\n@@\n-hello\n+howdy\n*** End Patch\n"
+
+
+@pytest.mark.parametrize(
+    "form",
+    ["function", "shell argv", "heredoc", "shell argv, the end event", "function, the end event"],
+)
+def test_codex_patches_of_every_form_change_their_files(tmp_path: Path, form: str) -> None:
+    """`apply_patch` as a function (gpt-oss: `{"input": patch}`), or run through the shell
+    tool (`["apply_patch", patch]`, a heredoc): Codex logs the files in `patch_apply_end`
+    (absolute), and the headers say them too. Only the freeform tool's were read: the
+    second `cat` (as many bytes: "howdy" for "hello") was taken for a repeat."""
+    call = {
+        "function": cx_call(3, "p1", "apply_patch", {"input": PATCH}),
+        "shell argv": cx_call(3, "p1", "shell", {"command": ["apply_patch", PATCH], "workdir": "/w"}),
+        "heredoc": cx_call(3, "p1", "exec_command", {"cmd": f"apply_patch <<'EOF'\n{PATCH}EOF\n"}),
+    }[form.split(",")[0]]  # fmt: skip
+    end = cx(4, "event_msg", type="patch_apply_end", call_id="p1", success=True,
+             changes={"/w/b.txt": {"type": "update", "unified_diff": "", "move_path": "/w/a.txt"}})  # fmt: skip
+    lines = [
+        cx(0, "session_meta", id="c1", cwd="/w", cli_version="0.1"),
+        cx(0, "turn_context", cwd="/w", model="gpt-x"),
+        cx_call(1, "e1", "exec_command", {"cmd": "cat a.txt"}),  # 3
+        cx_out(2, "e1", "Process exited with code 0\nOutput:\nhello\n"),
+        call,  # 5
+        *([end] if "end event" in form else []),  # b.txt moved to a.txt, as Codex says
+        cx_out(4, "p1", "Success. Updated the following files:\nM a.txt\n"),
+        cx_call(5, "e2", "exec_command", {"cmd": "cat a.txt"}),
+        cx_out(6, "e2", "Process exited with code 0\nOutput:\nhowdy\n"),
+    ]  # fmt: skip
+    trace = mur_trace.load([write(tmp_path / "rollout-x.jsonl", lines)], policy="context")
+    [(changed,)] = trace.sql("SELECT changed_paths FROM tool_calls WHERE line = 5").fetchall()
+    assert changed == (["/w/b.txt", "/w/a.txt"] if "end event" in form else ["a.txt"])
+    assert trace.redundant_calls().count("*").fetchall() == [(0,)]
+
+
+def test_codex_commands_run_in_their_turns_directory(tmp_path: Path) -> None:
+    """A turn can run in another directory (`turn_context` with another `cwd`): `cat a.py`
+    there read another file, and was taken for a re-read of the first directory's; a
+    relative `workdir` is in the turn's directory."""
+    lines = [
+        cx(0, "session_meta", id="c1", cwd="/r1", cli_version="0.1"),
+        cx(0, "turn_context", cwd="/r1", model="gpt-x"),
+        cx_call(1, "e1", "shell_command", {"command": "cat a.py"}),  # 3
+        cx_out(2, "e1", "Exit code: 0\nOutput:\nx\n"),
+        cx(3, "turn_context", cwd="/r2", model="gpt-x"),
+        cx_call(4, "e2", "shell_command", {"command": "cat a.py"}),  # 6: /r2/a.py
+        cx_out(5, "e2", "Exit code: 0\nOutput:\ny\n"),
+        cx_call(6, "e3", "shell_command", {"command": "cat a.py", "workdir": "sub"}),  # 8
+        cx_out(7, "e3", "Exit code: 0\nOutput:\nz\n"),
+        cx_call(8, "e4", "shell_command", {"command": "cat /r2/sub/a.py"}),  # 10: a repeat
+        cx_out(9, "e4", "Exit code: 0\nOutput:\nz\n"),
+    ]  # fmt: skip
+    trace = mur_trace.load([write(tmp_path / "rollout-x.jsonl", lines)], policy="context")
+    assert trace.sql("SELECT line, cwd FROM tool_calls ORDER BY line").fetchall() == [
+        (3, "/r1"), (6, "/r2"), (8, "/r2/sub"), (10, "/r2")
+    ]  # fmt: skip
+    found = trace.redundant_calls().select("line, prior_line, resource").fetchall()
+    assert found == [(10, 8, "/r2/sub/a.py")]
+
+
 def test_codex_shell_command_and_local_shell_calls_are_shell_commands(tmp_path: Path) -> None:
     """The shell tools of Codex's other model families: `shell_command` (a script as a
     string, `gpt-5.x-codex`) and a `local_shell_call` item (`codex-mini`: an argv, answered

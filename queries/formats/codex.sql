@@ -21,8 +21,12 @@
 --   call) is followed (same line) by a `shell` event as Murmur's runtime writes a shell
 --   interpreter tool: `binary` the shell, `command` the script, `cwd` the call's `workdir`
 --   (else the session's), `exit_code`;
--- - `apply_patch` changes the files its `*** Add/Update/Delete File:` and `*** Move to:`
+-- - a patch changes the files its `patch_apply_end` event names (`changes`, whatever the
+--   call's form: the `apply_patch` tool, freeform or a function, or `apply_patch` run
+--   through a shell), else those its `*** Add/Update/Delete File:` and `*** Move to:`
 --   headers name (`changed_paths`, in the call's working directory);
+-- - a call's working directory is its turn's (the latest `turn_context`'s `cwd`, else the
+--   session's); a command's `workdir` is taken in it;
 -- - a `compacted` line is a `compaction` (the model's context was summarised; `turn` the
 --   responses before it, so the turn of the next one; the token counts unknown).
 -- A line that is not a JSON object is a problem of the trace, as for Murmur traces
@@ -53,7 +57,7 @@ parsed AS (
                 "model": "VARCHAR", "role": "VARCHAR", "name": "VARCHAR", "call_id": "VARCHAR",
                 "arguments": "VARCHAR", "input": "VARCHAR", "output": "JSON",
                 "exit_code": "BIGINT", "success": "BOOLEAN", "command": "VARCHAR[]",
-                "aggregated_output": "VARCHAR", "action": "JSON",
+                "aggregated_output": "VARCHAR", "action": "JSON", "changes": "JSON",
                 "info": {
                     "last_token_usage": {"input_tokens": "BIGINT", "output_tokens": "BIGINT"},
                     "total_token_usage": {"input_tokens": "BIGINT", "output_tokens": "BIGINT"}
@@ -139,6 +143,13 @@ usage AS (
             WHERE m.role = 'model' AND m.trace_path = b.trace_path AND m.breaks = b.breaks - 1
         )
 ),
+cwds AS (
+    -- the working directory from a line on: the session's, then each turn's (a turn can
+    -- run in another: Codex's `OverrideTurnContext { cwd }`, a resumed rollout)
+    SELECT trace_path, line, p.cwd
+    FROM entries
+    WHERE type IN ('session_meta', 'turn_context') AND p.cwd IS NOT NULL
+),
 context AS (
     SELECT
         trace_path,
@@ -181,7 +192,17 @@ ends AS (
         arg_min(p.exit_code, line) AS exit_code,
         arg_min(p.success, line) AS success,
         arg_min(p.command, line) AS command,
-        arg_min(p.aggregated_output, line) AS aggregated_output
+        arg_min(p.aggregated_output, line) AS aggregated_output,
+        -- the files a patch changed, as Codex says whatever the call's form (its own tool,
+        -- a function, `apply_patch` run through a shell): the keys of `changes`, absolute,
+        -- and where a file moved to
+        arg_min(
+            list_filter(
+                json_keys(p.changes) || json_extract_string(p.changes, '$.*.move_path'),
+                lambda f: f IS NOT NULL
+            ),
+            line
+        ) FILTER (WHERE json_type(p.changes) = 'OBJECT') AS patched_files
     FROM entries
     WHERE type = 'event_msg' AND p.type IN ('exec_command_end', 'patch_apply_end')
     GROUP BY ALL
@@ -244,7 +265,14 @@ detailed AS (
         coalesce(strlen(d.aggregated_output), strlen(o.text) + coalesce(q.bytes, 0))
             AS output_bytes,
         elapsed(c.ts, greatest(d.ts, o.ts, q.ts)) AS duration_ms,
-        coalesce(c.input ->> '$.workdir', x.cwd) AS cwd,
+        -- a command's `workdir`, relative to its turn's directory, else that directory
+        CASE
+            WHEN starts_with(c.input ->> '$.workdir', '/') OR w.cwd IS NULL
+                THEN coalesce(c.input ->> '$.workdir', x.cwd)
+            WHEN c.input ->> '$.workdir' IS NOT NULL THEN w.cwd || '/' || (c.input ->> '$.workdir')
+            ELSE w.cwd
+        END AS cwd,
+        d.patched_files,
         -- the tools that run a command in a shell, one per model family's `shell_type`
         c.tool_name IN (
             'exec_command', 'shell_command', 'shell', 'container.exec', 'local_shell'
@@ -256,6 +284,7 @@ detailed AS (
         ON q.trace_path = c.trace_path
         AND q.process = regexp_extract(o.header, 'Process running with session ID ([0-9]+)', 1)
     LEFT JOIN context AS x USING (trace_path)
+    ASOF LEFT JOIN cwds AS w ON w.trace_path = c.trace_path AND c.line >= w.line
     WHERE c.tool_name <> 'write_stdin'
 ),
 shells AS (
@@ -279,17 +308,32 @@ shells AS (
     WHERE shell_tool
 ),
 patched AS (
+    -- where the log has no `patch_apply_end` to say it: the files a patch's headers name,
+    -- in its text (a freeform tool's input; a function's `input`; a shell's `apply_patch`
+    -- argument or heredoc)
     SELECT
         trace_path,
         line,
         list_transform(
             regexp_extract_all(
-                custom_input, '(?m)^\*\*\* (?:Add File|Update File|Delete File|Move to): (.+)$', 1
+                text, '(?m)^\*\*\* (?:Add File|Update File|Delete File|Move to): (.+)$', 1
             ),
             lambda f: trim(f)
         ) AS changed_paths
-    FROM calls
+    FROM (
+        SELECT
+            trace_path,
+            line,
+            tool_name,
+            CASE WHEN json_type(input, '$.command') = 'ARRAY'
+                THEN array_to_string(json_extract_string(input, '$.command[*]'), chr(10))
+                ELSE coalesce(custom_input, input ->> '$.input', input ->> '$.cmd',
+                    input ->> '$.command')
+            END AS text
+        FROM calls
+    )
     WHERE tool_name = 'apply_patch'
+        OR (contains(text, 'apply_patch') AND contains(text, '*** Begin Patch'))
 ),
 events AS (
     SELECT
@@ -323,7 +367,7 @@ events AS (
             ELSE 'ok'
         END AS status,
         d.cwd,
-        p.changed_paths
+        coalesce(d.patched_files, p.changed_paths) AS changed_paths
     FROM detailed AS d
     LEFT JOIN patched AS p USING (trace_path, line)
     UNION ALL BY NAME
