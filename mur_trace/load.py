@@ -31,7 +31,7 @@ from typing import Any
 import duckdb
 
 from . import formats, queries
-from .errors import E_IO_001, E_IO_003, E_TRC_001, MurTraceError, UsageError
+from .errors import E_IO_001, E_IO_003, E_TRC_001, E_TRC_002, MurTraceError, UsageError
 
 #: Trace bytes loaded at a time by every command that works trace by trace (`redundant`,
 #: `loops`, `check`, `report`, `export`, `ingest`): bounds their memory whatever the fleet.
@@ -279,7 +279,8 @@ def as_text(path: str) -> str:
 
 
 def file_problem(path: str, what: str = "trace file") -> Skipped | None:
-    """Why `path` cannot be read as a file, if it cannot: missing, a directory, a link loop,
+    """Why `path` cannot be read as a file, if it cannot: missing, a directory (a workdir
+    that holds no session, when it is not named like a trace file), a link loop,
     a device or pipe (reading one could block forever), no permission, a name that is not
     UTF-8 (DuckDB opens only those). One `stat`."""
     shown = as_text(path)
@@ -290,6 +291,11 @@ def file_problem(path: str, what: str = "trace file") -> Skipped | None:
     except OSError as exc:
         return Skipped(path, E_IO_003, f"failed to read {shown}: {exc.strerror}")
     if stat.S_ISDIR(mode):
+        if what == "trace file" and not path.endswith(".jsonl"):
+            # a workdir among other paths that gave no session (sessions.trace_paths)
+            if not os.access(path, os.R_OK | os.X_OK):
+                return Skipped(path, E_IO_003, f"failed to read {shown}: Permission denied")
+            return Skipped(path, E_TRC_002, f"no sessions found in workdir at {shown}")
         return Skipped(path, E_IO_003, f"failed to read {shown}: is a directory")
     if not stat.S_ISREG(mode):
         return Skipped(path, E_IO_003, f"failed to read {shown}: not a regular file")

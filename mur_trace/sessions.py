@@ -217,7 +217,8 @@ def discover(
 
     With no paths, every session of `workdir` (default `./workdir`). A path that does not
     exist is kept: loading skips it with E-IO-001 (an error when nothing else can be read);
-    a file named twice, however spelled, is read once.
+    so is, among other paths, a workdir that holds no session (E-TRC-002) or cannot be
+    listed; a file named twice, however spelled, is read once.
     """
     paths = as_paths(paths)
     if workdir is not None and not os.fspath(workdir):  # Path("") would be "."
@@ -238,7 +239,12 @@ def discover(
         if kind == SESSION:
             found.append(str(path / TRACE_FILE))
         elif kind == WORKDIR:
-            found.extend(_workdir_sessions(path))
+            try:
+                found.extend(_workdir_sessions(path))
+            except MurTraceError:  # among other paths, skipped as a trace that cannot be
+                if len(paths) == 1:  # read is (loading says why: load.file_problem)
+                    raise
+                found.append(str(path))
         elif kind == FILE:  # loading reads it or says why not; with its subagents, if any
             found.extend(formats.with_subagents(path))
         else:  # missing: loading names it (and fails when nothing else is left)
@@ -497,8 +503,14 @@ def select_sessions(
         found: list[Path] = []
         for arg in sessions:
             if is_literal(arg) and kind_of(Path(arg)) == WORKDIR:
-                # a directory of sessions: all of them (what `redundant DIR` reads)
-                traces = discover([arg])
+                # a directory of sessions: all of them (what `redundant DIR` reads); among
+                # other sessions, one that holds none is skipped as `redundant` skips it
+                try:
+                    traces = discover([arg])
+                except MurTraceError:
+                    if len(sessions) == 1:
+                        raise
+                    traces = [arg]  # loading says why (load.file_problem)
                 if not traces:
                     raise MurTraceError(E_TRC_002, _not_one_session(arg, Path(arg)))
                 found.extend(Path(t) for t in traces)

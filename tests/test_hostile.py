@@ -488,6 +488,23 @@ def test_a_fifo_where_the_trace_should_be_is_e_io_003_not_a_hang(tmp_path: Path)
     one_error(result, "E-IO-003", f"{trace}: not a regular file")
 
 
+@pytest.mark.parametrize("command", ["redundant", "loops", "report", "check --max-rate 1"])
+def test_a_directory_of_no_session_among_other_paths_is_skipped(
+    tmp_path: Path, command: str
+) -> None:
+    """As a path that does not exist is (E-IO-001, skipped): an empty directory among the
+    paths stopped the command with E-TRC-002, whatever the others held."""
+    trace = session(tmp_path, GOOD)
+    empty = tmp_path / "nothing"
+    empty.mkdir()
+    result = runner.invoke(app, [*command.split(), str(trace.parent), str(empty)])
+    assert result.exit_code == 0, result.output
+    assert (
+        result.stderr == f"warning[E-TRC-002]: no sessions found in workdir at {empty} (skipped)\n"
+    )
+    one_error(runner.invoke(app, [*command.split(), str(empty)]), "E-TRC-002", str(empty))
+
+
 def test_a_session_directory_without_a_trace(tmp_path: Path) -> None:
     session(tmp_path, GOOD)
     empty = session(tmp_path, None, "ses_01a2173551a070028000000000003dde")
