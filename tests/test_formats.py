@@ -402,6 +402,45 @@ def test_a_line_written_twice_is_read_once(tmp_path: Path) -> None:
     ]  # fmt: skip
 
 
+def test_a_prompt_after_a_rewind_starts_from_where_the_user_went_back(tmp_path: Path) -> None:
+    """`/rewind` writes nothing: the next prompt names as its parent the line the user went
+    back to, and what came after that line is no longer in the model's context. Tool
+    results, whose parent is their call's line, are no rewind."""
+
+    def linked(line: dict, uuid: str, parent: str | None) -> dict:
+        return {**line, "uuid": uuid, "parentUuid": parent}
+
+    def prompt(n: int, text: str) -> dict:
+        return {"type": "user", "sessionId": "s1", "timestamp": TS.format(n),
+                "message": {"role": "user", "content": text}}  # fmt: skip
+
+    lines = [
+        linked(prompt(0, "look at a.py"), "u1", None),  # 1
+        linked(cc_use(1, "m1", "t1", "Read", file_path="/repo/a.py"), "a1", "u1"),  # 2
+        linked(cc_use(1, "m1", "t2", "Read", file_path="/repo/b.py"), "a2", "a1"),  # 3
+        linked(cc_result(2, "t1", "a", result=whole("/repo/a.py", 1)), "r1", "a1"),  # 4
+        linked(cc_result(2, "t2", "b", result=whole("/repo/b.py", 1)), "r2", "a2"),  # 5
+        linked(cc_assistant(3, "m2", {"type": "text", "text": "done"}), "x1", "r2"),  # 6
+        linked(prompt(4, "now c.py"), "u2", "x1"),  # 7
+        linked(cc_use(5, "m3", "t3", "Read", file_path="/repo/c.py"), "a3", "u2"),  # 8
+        linked(cc_result(6, "t3", "c", result=whole("/repo/c.py", 1)), "r3", "a3"),  # 9
+        linked(prompt(7, "no: a.py again"), "u3", "u1"),  # 10: back to the first prompt
+        linked(cc_use(8, "m4", "t4", "Read", file_path="/repo/a.py"), "a4", "u3"),  # 11
+        linked(cc_result(9, "t4", "a", result=whole("/repo/a.py", 1)), "r4", "a4"),  # 12
+        linked(cc_use(10, "m5", "t5", "Read", file_path="/repo/a.py"), "a5", "r4"),  # 13
+        linked(cc_result(11, "t5", "a", result=whole("/repo/a.py", 1)), "r5", "a5"),  # 14
+    ]  # fmt: skip
+    trace = mur_trace.load([write(tmp_path / "s.jsonl", lines)], policy="context")
+    assert trace.sql(
+        "SELECT line FROM events WHERE event_type = 'context_switch' ORDER BY line"
+    ).fetchall() == [(10,)]
+    # 11 is not held (the reset), 13 is (11 read it); the reference policy knows no reset
+    assert trace.redundant_calls().select("line, prior_line").fetchall() == [(13, 11)]
+    assert trace.redundant_calls("reference").select("line, prior_line").order("line").fetchall() == [
+        (11, 2), (13, 11)
+    ]  # fmt: skip
+
+
 def test_a_result_stamped_before_its_call_has_no_duration(tmp_path: Path) -> None:
     """Line 3's call at second 5, its result at second 2 (another clock): no duration, not
     -3000 ms; line 4's result comes 2 s after it."""

@@ -25,7 +25,9 @@
 --   the messages before it, so the turn of the next one; `tokens_after` unknown);
 -- - inline subagent lines (`isSidechain`, Claude Code 1.0.x) are another agent's context:
 --   a `context_switch` event where the file goes from the main agent's lines to a
---   subagent's and back (2.x writes each subagent to its own file: its own trace);
+--   subagent's and back (2.x writes each subagent to its own file: its own trace); so is a
+--   prompt whose `parentUuid` is an earlier line than the one before it (the user went
+--   back, `/rewind`: the lines between are no longer in the model's context);
 -- - `progress` lines (copies of a subagent's messages), summaries, snapshots, queue
 --   operations and synthetic messages give no event. A line that is not a JSON object is a
 --   problem of the trace, as for Murmur traces (formats/problems.sql: a torn last line is
@@ -76,6 +78,7 @@ parsed AS (
         final_piece,
         try(json_transform(raw, '{
             "type": "VARCHAR", "subtype": "VARCHAR", "sessionId": "VARCHAR", "uuid": "VARCHAR",
+            "parentUuid": "VARCHAR",
             "agentId": "VARCHAR", "version": "VARCHAR", "timestamp": "VARCHAR",
             "isSidechain": "BOOLEAN", "cwd": "VARCHAR",
             "compactMetadata": {"preTokens": "BIGINT"},
@@ -103,6 +106,8 @@ entries AS MATERIALIZED (
         j.version,
         epoch_ms(try_cast(j.timestamp AS TIMESTAMPTZ)) AS ts,
         coalesce(j.isSidechain, false) AS sidechain,
+        j.uuid,
+        j.parentUuid AS parent_uuid,
         j.cwd,
         j.compactMetadata.preTokens AS pre_tokens,
         j.message.id AS message_id,
@@ -199,6 +204,26 @@ switches AS (
         WHERE type IN ('user', 'assistant')
     )
     WHERE sidechain <> before
+    UNION
+    -- where the user went back (`/rewind`, which writes nothing of its own): a prompt whose
+    -- parent is not the conversation's line before it, but an earlier one; the lines after
+    -- that one are no longer in the model's context (tool results and the lines of one
+    -- response may name another parent: only a prompt's says the user went back)
+    SELECT trace_path, line
+    FROM (
+        SELECT
+            trace_path,
+            line,
+            type,
+            blocks,
+            parent_uuid,
+            lag(uuid) OVER (PARTITION BY trace_path ORDER BY line) AS before
+        FROM entries
+        WHERE type IN ('user', 'assistant', 'system') AND NOT sidechain AND uuid IS NOT NULL
+    )
+    WHERE type = 'user'
+        AND parent_uuid <> before
+        AND NOT coalesce(list_contains(list_transform(blocks, lambda b: b.type), 'tool_result'), false)
 ),
 bounds AS (
     SELECT
