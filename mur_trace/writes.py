@@ -203,19 +203,39 @@ def owned_directory(
         (staging / mark).write_text(
             json.dumps({"written_by": "mur-trace", "files": written}) + "\n", encoding="utf-8"
         )
-        target.mkdir(parents=True, exist_ok=True)
-        old = Path(tempfile.mkdtemp(prefix=".replaced.", dir=target))
+        try:
+            target.mkdir(parents=True, exist_ok=True)
+            old = Path(tempfile.mkdtemp(prefix=".replaced.", dir=target))
+        except OSError as exc:
+            raise cannot_write(target, exc) from None
         try:
             with signals_after():  # a part moved out and not its new one in loses both
-                for part in (*parts, mark):
-                    if (target / part).exists() or (target / part).is_symlink():
-                        os.replace(target / part, old / part)
-                    if (staging / part).exists():
-                        os.replace(staging / part, target / part)
+                _move_in(target, staging, old, (*parts, mark))
         finally:
             shutil.rmtree(old, ignore_errors=True)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
+
+
+def _move_in(target: Path, staging: Path, old: Path, parts: Sequence[str]) -> None:
+    """Each of `parts` of `target` moved into `old`, and `staging`'s moved into `target`.
+    When a move fails, the moves made are undone, the old parts back where they were, and
+    E-IO-003 names the output: before, the old parts were deleted with `old` (a staging
+    directory on another file system than `target`, a mount point: `Invalid cross-device
+    link`, and the earlier export had lost its tables)."""
+    done: list[tuple[Path, Path]] = []
+    try:
+        for part in parts:
+            if (target / part).exists() or (target / part).is_symlink():
+                os.replace(target / part, old / part)
+                done.append((target / part, old / part))
+            if (staging / part).exists():
+                os.replace(staging / part, target / part)
+                done.append((staging / part, target / part))
+    except OSError as exc:
+        for source, moved in reversed(done):
+            os.replace(moved, source)
+        raise cannot_write(target, exc) from None
 
 
 def _staging_for(
@@ -236,9 +256,38 @@ def _staging_for(
         real = Path(_real(target))
         real.parent.mkdir(parents=True, exist_ok=True)
         _clear_stale(real)
+        if real.is_dir():
+            _clear_stale(real, within=True)
+            if _own_device(real):  # a mount point: its parts moved within it, not across
+                return Path(tempfile.mkdtemp(prefix=_working_name(real), dir=real))
+            try:
+                return Path(tempfile.mkdtemp(prefix=_working_name(real), dir=real.parent))
+            except PermissionError:  # a directory that may be written, in one that may not
+                return Path(tempfile.mkdtemp(prefix=_working_name(real), dir=real))
         return Path(tempfile.mkdtemp(prefix=_working_name(real), dir=real.parent))
     except OSError as exc:  # `out.csv/x`, no permission, a name too long
         raise cannot_write(target, exc) from None
+
+
+def _own_device(directory: Path) -> bool:
+    """Whether `directory` is a mount point (a container's volume, a partition, a bind
+    mount), which no rename crosses (`Invalid cross-device link`) and none replaces. A bind
+    mount of a directory of the same file system has the device of the one above it, so
+    Linux's table of mounts is asked too."""
+    if os.path.ismount(directory):
+        return True
+    try:
+        with open("/proc/self/mountinfo", encoding="utf-8", errors="surrogateescape") as table:
+            points = {_unescaped(line.split(" ", 5)[4]) for line in table if line.count(" ") >= 5}
+    except OSError:  # another system: what `ismount` says
+        return False
+    return os.path.realpath(directory) in points
+
+
+def _unescaped(field: str) -> str:
+    """A path of /proc/self/mountinfo, whose space, tab, newline and backslash are written
+    as octal escapes (`\\040`)."""
+    return re.sub(r"\\([0-7]{3})", lambda m: chr(int(m.group(1), 8)), field)
 
 
 def cannot_write(target: PathLike, exc: OSError) -> MurTraceError:
@@ -272,6 +321,12 @@ def replaced_directory(
     if target.is_symlink():  # written through, as `owned_directory` writes: the link stays
         check_target(target, inputs)
         target = Path(_real(target))
+    if target.is_dir() and _own_device(target):  # said before the job, not after it
+        raise MurTraceError(
+            E_IO_004,
+            f"refusing to write {target}: it is a mount point, and the output replaces its "
+            "directory whole (give a directory inside it)",
+        )
     parts = [e.name for e in target.iterdir() if e.name != mark] if target.is_dir() else []
     staging = _staging_for(target, mark, parts, inputs)
     try:
@@ -284,7 +339,12 @@ def replaced_directory(
         with signals_after():  # the old directory moved out and not the new one in
             if target.exists() or target.is_symlink():
                 os.replace(target, staging / "old")
-            os.replace(fresh, target)
+            try:
+                os.replace(fresh, target)
+            except OSError as exc:  # the old one back, not deleted with `staging`
+                if (staging / "old").exists() or (staging / "old").is_symlink():
+                    os.replace(staging / "old", target)
+                raise cannot_write(target, exc) from None
     finally:
         shutil.rmtree(staging, ignore_errors=True)
 
@@ -500,13 +560,13 @@ def _working_name(real: Path) -> str:
     return f".{os.fsdecode(name)}{tail}"
 
 
-def _clear_stale(real: Path) -> None:
+def _clear_stale(real: Path, within: bool = False) -> None:
     """Remove what writes of `real` killed before they ended (SIGKILL, the out-of-memory
-    killer) left beside it: a temporary copy of the output, a staging directory of an
-    export, which no later run removed. Only this user's, made on this host by a process
-    that is gone."""
+    killer) left beside it (`within`: in it, the directory a mount point's export stages
+    in): a temporary copy of the output, a staging directory of an export, which no later
+    run removed. Only this user's, made on this host by a process that is gone."""
     prefix = os.fsencode("." + real.name)
-    with contextlib.suppress(OSError), os.scandir(real.parent) as entries:
+    with contextlib.suppress(OSError), os.scandir(real if within else real.parent) as entries:
         for entry in entries:
             found = _WORKING_TAIL.search(entry.name)
             if found is None or found.group(2) != _HOST:

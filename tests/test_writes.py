@@ -835,3 +835,116 @@ def test_ctrl_c_amid_the_moves_of_an_export_leaves_one_whole_export(
     held = {p: (target / p / "part-0.parquet").read_text() for p in ("events", "findings")}
     assert held == {"events": "new", "findings": "new"}
     assert sorted(e.name for e in target.iterdir()) == [".mark", "events", "findings"]
+
+
+@pytest.mark.parametrize("failing", [2, 3, 4])
+def test_a_move_that_fails_amid_an_export_puts_the_old_one_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, failing: int
+) -> None:
+    """The old events moved out, then the new ones could not move in (`Invalid
+    cross-device link`: a staging directory on another file system than the output): the
+    old ones were deleted with the directory they had been moved into."""
+    target = tmp_path / "out"
+    _export(target, "old")
+    moves = 0
+    real_replace = os.replace
+
+    def replace(src: str, dst: str) -> None:
+        nonlocal moves
+        moves += 1
+        if moves == failing:
+            raise OSError(18, "Invalid cross-device link")
+        real_replace(src, dst)
+
+    monkeypatch.setattr(writes.os, "replace", replace)
+    with pytest.raises(MurTraceError, match=f"cannot write {target}: Invalid cross-device link"):
+        _export(target, "new")
+    monkeypatch.undo()
+    held = {p: (target / p / "part-0.parquet").read_text() for p in ("events", "findings")}
+    assert held == {"events": "old", "findings": "old"}
+    assert sorted(e.name for e in target.iterdir()) == [".mark", "events", "findings"]
+    assert [e.name for e in tmp_path.iterdir()] == ["out"]  # nothing left beside it
+
+
+@pytest.fixture
+def mount_point(tmp_path: Path):
+    """A directory bind-mounted onto another (a container's volume): no rename crosses
+    into it. Root only (the suite's CI runs as root); skipped where `mount` is refused."""
+    source, point = tmp_path / "source", tmp_path / "point"
+    source.mkdir()
+    point.mkdir()
+    try:
+        mounted = subprocess.run(["mount", "--bind", str(source), str(point)], capture_output=True)
+    except OSError:
+        pytest.skip("no mount command")
+    if mounted.returncode != 0:
+        pytest.skip("mount --bind refused: " + mounted.stderr.decode(errors="replace").strip())
+    try:
+        yield point
+    finally:
+        subprocess.run(["umount", str(point)], check=False)
+
+
+def test_an_export_into_a_mount_point_writes_its_parts_into_it(
+    tmp_path: Path, workdir: Path, mount_point: Path
+) -> None:
+    """It staged beside the output, on the file system above the mount: every export into
+    a volume failed with `[Errno 18] Invalid cross-device link`, and deleted the earlier
+    export's events on its way."""
+    export = ["export", "--parquet", str(mount_point), "--workdir", str(workdir)]
+    first = runner.invoke(app, export)
+    assert first.exit_code == 0, first.output
+    again = runner.invoke(app, export)  # over its own: the old parts replaced
+    assert again.exit_code == 0, again.output
+    events = duckdb.sql(f"SELECT count(*) FROM '{mount_point}/events/*.parquet'").fetchall()
+    assert events == [(134,)]
+    assert sorted(e.name for e in mount_point.iterdir()) == [
+        ".mur-trace-export", "events", "findings"
+    ]  # fmt: skip
+    assert sorted(e.name for e in tmp_path.iterdir()) == ["point", "source", "wd"]
+    for part in ("events", "findings"):  # what the bind mount shows is the source's
+        assert (tmp_path / "source" / part).is_dir()
+
+
+def test_a_spark_output_onto_a_mount_point_is_refused_before_the_job(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Spark's output replaces its directory whole, which a mount point cannot be: the
+    refusal came after the whole job, as `[Errno 16] Device or resource busy`."""
+    point = tmp_path / "point"
+    point.mkdir()
+    monkeypatch.setattr(writes, "_own_device", lambda directory: directory == point)
+    with pytest.raises(MurTraceError, match="it is a mount point"), replaced_directory(point, ".m"):
+        raise AssertionError("the job ran")
+
+
+def test_synth_into_a_mount_point_writes_its_parts_into_it(
+    tmp_path: Path, mount_point: Path
+) -> None:
+    """As export: synth into a volume failed, and deleted the earlier synth's workdir."""
+    for seed in ("1", "2"):
+        made = runner.invoke(app, ["synth", str(mount_point), "--sessions", "2", "--seed", seed])
+        assert made.exit_code == 0, made.output
+    assert len(list((mount_point / "workdir").iterdir())) == 2
+    assert sorted(e.name for e in tmp_path.iterdir()) == ["point", "source"]
+
+
+def test_an_export_into_a_directory_whose_parent_takes_no_new_one_is_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, workdir: Path
+) -> None:
+    """A volume of the user's under a directory of root's: staging beside it was refused,
+    and so was the export (`cannot write out: Permission denied`, which it could). As root
+    nothing is refused: the refusal is simulated."""
+    target = tmp_path / "out"
+    target.mkdir()
+    real_mkdtemp = writes.tempfile.mkdtemp
+
+    def mkdtemp(prefix: str = "", dir: str | None = None) -> str:  # noqa: A002
+        if Path(dir or "") == tmp_path:
+            raise PermissionError(13, "Permission denied")
+        return real_mkdtemp(prefix=prefix, dir=dir)
+
+    monkeypatch.setattr(writes.tempfile, "mkdtemp", mkdtemp)
+    result = runner.invoke(app, ["export", "--parquet", str(target), "--workdir", str(workdir)])
+    assert result.exit_code == 0, result.output
+    assert sorted(e.name for e in target.iterdir()) == [".mur-trace-export", "events", "findings"]
