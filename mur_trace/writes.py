@@ -208,11 +208,14 @@ def owned_directory(
             old = Path(tempfile.mkdtemp(prefix=".replaced.", dir=target))
         except OSError as exc:
             raise cannot_write(target, exc) from None
+        kept = True  # the old parts, where a failed move could not put them back
         try:
             with signals_after():  # a part moved out and not its new one in loses both
                 _move_in(target, staging, old, (*parts, mark))
+                kept = False
         finally:
-            shutil.rmtree(old, ignore_errors=True)
+            if not kept:
+                shutil.rmtree(old, ignore_errors=True)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
 
@@ -220,7 +223,8 @@ def owned_directory(
 def _move_in(target: Path, staging: Path, old: Path, parts: Sequence[str]) -> None:
     """Each of `parts` of `target` moved into `old`, and `staging`'s moved into `target`.
     When a move fails, the moves made are undone, the old parts back where they were, and
-    E-IO-003 names the output: before, the old parts were deleted with `old` (a staging
+    E-IO-003 names the output (where they cannot go back, `old` is kept, and named): before,
+    the old parts were deleted with `old` (a staging
     directory on another file system than `target`, a mount point: `Invalid cross-device
     link`, and the earlier export had lost its tables)."""
     done: list[tuple[Path, Path]] = []
@@ -233,8 +237,14 @@ def _move_in(target: Path, staging: Path, old: Path, parts: Sequence[str]) -> No
                 os.replace(staging / part, target / part)
                 done.append((staging / part, target / part))
     except OSError as exc:
-        for source, moved in reversed(done):
-            os.replace(moved, source)
+        try:
+            for source, moved in reversed(done):
+                os.replace(moved, source)
+        except OSError:  # not even back: where the old parts are is said, and they stay
+            raise MurTraceError(
+                E_IO_003, f"{cannot_write(target, exc).message}; what it held is in {old}"
+            ) from None
+        shutil.rmtree(old, ignore_errors=True)
         raise cannot_write(target, exc) from None
 
 

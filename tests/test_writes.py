@@ -948,3 +948,28 @@ def test_an_export_into_a_directory_whose_parent_takes_no_new_one_is_written(
     result = runner.invoke(app, ["export", "--parquet", str(target), "--workdir", str(workdir)])
     assert result.exit_code == 0, result.output
     assert sorted(e.name for e in target.iterdir()) == [".mur-trace-export", "events", "findings"]
+
+
+def test_old_tables_that_cannot_be_moved_back_are_kept_and_named(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A move in fails, and so does every move back: the old tables stay where they were
+    moved to, and the error says where (it was deleted with that directory)."""
+    target = tmp_path / "out"
+    _export(target, "old")
+    moves = 0
+    real_replace = os.replace
+
+    def replace(src: str, dst: str) -> None:
+        nonlocal moves
+        moves += 1
+        if moves >= 2:  # the old events moved out; nothing after
+            raise OSError(18, "Invalid cross-device link")
+        real_replace(src, dst)
+
+    monkeypatch.setattr(writes.os, "replace", replace)
+    with pytest.raises(MurTraceError, match="what it held is in ") as raised:
+        _export(target, "new")
+    monkeypatch.undo()
+    kept = Path(raised.value.message.rsplit("what it held is in ", 1)[1])
+    assert (kept / "events" / "part-0.parquet").read_text() == "old"
