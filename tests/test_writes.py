@@ -399,10 +399,29 @@ def test_output_over_a_trace_or_a_database_that_is_no_input_is_refused(
     claude.write_text('{"type":"user","sessionId":"s","message":{"role":"user","content":"x"}}\n')
     db = tmp_path / "c.duckdb"
     duckdb.connect(str(db)).close()
+    # what its first line did not say (each was replaced): a byte order mark before the
+    # trace, a torn first line, a log of a format not read here, a SWE-agent trajectory
+    bom = tmp_path / "bom.jsonl"
+    bom.write_bytes(b"\xef\xbb\xbf" + other.read_bytes())
+    torn = tmp_path / "torn.jsonl"
+    torn.write_bytes(b'{"event_type":"session_st\n' + other.read_bytes())
+    copilot = tmp_path / "events.jsonl"
+    copilot.write_text('{"type":"session.start","data":{"producer":"copilot-agent"},"id":"1"}\n')
+    trajectory = tmp_path / "run.traj"
+    trajectory.write_text(
+        '{\n  "environment": "swe_main",\n  "trajectory": [\n    {"action": "ls"}\n  ]\n}\n'
+    )
+    hands = tmp_path / "output.jsonl"
+    hands.write_text('{"instance_id": "i1", "history": []}\n')
     for target, what in (
         (other, "a Murmur trace"),
         (claude, "a claude-code session log"),
         (db, "a DuckDB database"),
+        (bom, "a Murmur trace"),
+        (torn, "a Murmur trace"),
+        (copilot, "a session log"),
+        (trajectory, "a SWE-agent trajectory"),
+        (hands, "an openhands session log"),
     ):
         before = target.read_bytes()
         result = runner.invoke(
