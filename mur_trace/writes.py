@@ -133,16 +133,22 @@ def check_target(
 
 
 def _files_under(directory: Path, parts: Sequence[str]) -> set[str]:
-    """The files (and links) of `parts` in `directory`, relative to it."""
+    """The files (and links) of `parts` in `directory`, relative to it. A directory among
+    them that cannot be listed is an OSError (`rglob` passed over it: a user's directory
+    no one may read, in an earlier export, was moved aside with the export's tables)."""
+
+    def unlisted(exc: OSError) -> None:
+        raise exc
+
     found = set()
     for part in parts:
         path = directory / part
         if path.is_file() or path.is_symlink():
             found.add(part)
         elif path.is_dir():
-            for inner in path.rglob("*"):
-                if not inner.is_dir() or inner.is_symlink():
-                    found.add(str(inner.relative_to(directory)))
+            for top, dirs, files in os.walk(path, onerror=unlisted):
+                for name in files + [d for d in dirs if os.path.islink(os.path.join(top, d))]:
+                    found.add(os.path.relpath(os.path.join(top, name), directory))
     return found
 
 
@@ -153,9 +159,9 @@ def _only_ours(target: Path, mark: str, parts: Sequence[str]) -> bool:
         return True
     try:
         written = set(json.loads((target / mark).read_text(encoding="utf-8"))["files"])
-    except (OSError, ValueError, KeyError, TypeError):
+        return _files_under(target, parts) <= written
+    except (OSError, ValueError, KeyError, TypeError):  # no mark; a directory not listed
         return False
-    return _files_under(target, parts) <= written
 
 
 @contextlib.contextmanager

@@ -992,3 +992,29 @@ def test_old_tables_that_cannot_be_moved_back_are_kept_and_named(
     monkeypatch.undo()
     kept = Path(raised.value.message.rsplit("what it held is in ", 1)[1])
     assert (kept / "events" / "part-0.parquet").read_text() == "old"
+
+
+def test_a_directory_of_an_export_no_one_may_list_is_not_taken_for_ours(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A user's directory in an earlier export that cannot be listed (`chmod 000`): its
+    files went unseen, the export again moved it aside with the tables, under a hidden
+    name. It is refused, as files the command did not write are. As root every directory
+    may be listed: the refusal is simulated."""
+    target = tmp_path / "out"
+    _export(target, "old")
+    (target / "events" / "mine").mkdir()
+    (target / "events" / "mine" / "data.txt").write_text("precious")
+    real_scandir = os.scandir
+
+    def scandir(path="."):
+        if Path(path).name == "mine":
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_scandir(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    with pytest.raises(MurTraceError, match="it holds files this command did not write"):
+        _export(target, "new")
+    monkeypatch.undo()
+    assert (target / "events" / "mine" / "data.txt").read_text() == "precious"
+    assert (target / "events" / "part-0.parquet").read_text() == "old"
