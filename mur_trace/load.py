@@ -307,6 +307,19 @@ def file_problem(path: str, what: str = "trace file") -> Skipped | None:
     return None
 
 
+def unread_file(exc: duckdb.IOException, paths: Iterable[str]) -> tuple[str, str] | None:
+    """The file of `paths` DuckDB failed to read (`exc` names it: a file cut shorter while
+    it was read, `Failed to read file 'x' at offset 23, unexpected EOF`), and the message
+    that says why; None when it names none of them."""
+    said = str(exc)
+    for path in paths:
+        quoted = f"'{as_text(path)}'"
+        if quoted in said:
+            detail = said.split(quoted, 1)[1].strip(" :,") or "it could not be read"
+            return path, f"failed to read {as_text(path)}: it changed while it was read ({detail})"
+    return None
+
+
 def any_gone(paths: Iterable[str]) -> bool:
     """Whether a file of `paths` is no longer a regular file (deleted, or replaced by a
     directory): one `stat` each, to check files again after a read."""
@@ -710,7 +723,11 @@ def plain(rel: duckdb.DuckDBPyRelation) -> duckdb.DuckDBPyRelation:
 
 
 def load_traces(
-    con: duckdb.DuckDBPyConnection, trace_paths: Sequence[str], format_in: str | None = None
+    con: duckdb.DuckDBPyConnection,
+    trace_paths: Sequence[str],
+    format_in: str | None = None,
+    *,
+    changed: Mapping[str, str] | None = None,
 ) -> list[Skipped]:
     """Read `trace_paths` into `traces` and `events`; return the traces that were left out.
 
@@ -718,10 +735,15 @@ def load_traces(
     once into a table, each by the reader of its format (recognised from its first line,
     or `format_in`, a name of `formats.FORMATS`); the traces are judged from it; the rows
     of bad traces are dropped and missing session ids filled in place; what is left is
-    `events`.
+    `events`. A file that could not be read whole once opened (cut shorter while it was
+    read: DuckDB's `unexpected EOF`) is left out as the others that cannot be read, and the
+    rest read again without it (`changed`: those, with why).
     """
     forced = formats.reader(format_in) if format_in is not None else None
+    changed = dict(changed or {})
     problems = check_files(trace_paths)
+    opened = {p.trace_path for p in problems}
+    problems += [Skipped(p, E_IO_003, m) for p, m in changed.items() if p not in opened]
     if forced is not None:
         unreadable = {p.trace_path for p in problems}
         problems += [
@@ -760,8 +782,15 @@ def load_traces(
     # the rewrite (the whole command 4.31 -> 4.28 s, medians of five: within the noise)
     paths = trace_path_type(con, "SELECT unnest(getvariable('trace_files'))")
     lines = _as_type(queries.get("load/lines").sql, paths)
-    con.execute(f"CREATE OR REPLACE TABLE lines AS {lines}")
-    read_other_formats(con, [(p, kinds[p]) for p in readable if kinds[p] != "murmur"])
+    try:
+        con.execute(f"CREATE OR REPLACE TABLE lines AS {lines}")
+        read_other_formats(con, [(p, kinds[p]) for p in readable if kinds[p] != "murmur"])
+    except duckdb.IOException as exc:
+        failed = unread_file(exc, readable)
+        if failed is None:
+            raise
+        changed[failed[0]] = failed[1]
+        return load_traces(con, trace_paths, format_in, changed=changed)
     # read_blob passes over a file deleted after its check (it would read as empty) and
     # numbers the files after it without it (a path holding a wildcard is named by its
     # position): a batch one of whose files is gone once read is read again without it
@@ -950,7 +979,12 @@ def load_tool_calls(
     con.execute("SET preserve_insertion_order = false")
     drop_loaded(con)
     create_macros(con)
-    con.execute(f"CREATE OR REPLACE TEMP TABLE quick_lines AS {queries.get('quick/lines').sql}")
+    try:
+        con.execute(f"CREATE OR REPLACE TEMP TABLE quick_lines AS {queries.get('quick/lines').sql}")
+    except duckdb.IOException as exc:  # a file cut shorter while it was read: all loaded whole
+        if unread_file(exc, quick) is None:  # (`load_traces` leaves that one out, and says so)
+            raise
+        return QuickLoad(0, 0, list(trace_paths))
     con.execute(f"CREATE OR REPLACE TEMP TABLE quick_traces AS {queries.get('quick/traces').sql}")
     # read_blob passes over a file deleted after its check and numbers the files after it
     # without it, so that a position would hold the next file's lines: a batch one of whose

@@ -505,6 +505,39 @@ def test_a_directory_of_no_session_among_other_paths_is_skipped(
     one_error(runner.invoke(app, [*command.split(), str(empty)]), "E-TRC-002", str(empty))
 
 
+SHRUNK = Path("/sys/devices/system/cpu/online")  # its size says 4,096 bytes; a read gets a few
+
+
+@pytest.mark.skipif(not SHRUNK.exists(), reason="needs Linux's /sys")
+@pytest.mark.parametrize(
+    "command", ["redundant", "redundant --policy context", "loops", "report", "export"]
+)
+def test_a_trace_cut_shorter_while_it_is_read_is_skipped(tmp_path: Path, command: str) -> None:
+    """A trace cut shorter between its check and its read (a log rotated by copytruncate,
+    an agent writing its trace anew): DuckDB's `IO Error: Failed to read file … unexpected
+    EOF` stopped the command over the whole workdir. A file whose size says more than a
+    read gives stands for it."""
+    session(tmp_path, GOOD)
+    cut = session(tmp_path, None, "ses_01a2173551a070028000000000003dde")
+    cut.symlink_to(SHRUNK)
+    workdir = tmp_path / "workdir"
+    more = ["--parquet", str(tmp_path / "out")] if command == "export" else []
+    result = runner.invoke(app, [*command.split(), "--workdir", str(workdir), *more])
+    assert result.exit_code == 0, result.output
+    assert result.stderr.startswith(
+        f"warning[E-IO-003]: failed to read {cut}: it changed while it was read (at offset "
+    ), result.stderr
+    assert result.stderr.endswith(", unexpected EOF) (skipped)\n")
+    alone = runner.invoke(app, [*command.split(), str(cut), *more])
+    one_error(alone, "E-IO-003", "changed while")
+    catalog = tmp_path / "c.duckdb"
+    ingested = runner.invoke(app, ["ingest", "--db", str(catalog), "--workdir", str(workdir)])
+    assert ingested.exit_code == 0, ingested.output
+    assert "it changed while it was read" in ingested.stderr
+    found = mur_trace.find_redundant(workdir=workdir)  # no duckdb.IOException
+    assert [s.trace_path for s in found.skipped] == [str(cut)]
+
+
 def test_a_session_directory_without_a_trace(tmp_path: Path) -> None:
     session(tmp_path, GOOD)
     empty = session(tmp_path, None, "ses_01a2173551a070028000000000003dde")
