@@ -231,13 +231,14 @@ def write_empty_dataset(schema: Any, directory: Path) -> None:
 
 
 class Progress:
-    """A one-line progress report on a terminal's stderr; silent when stderr is piped."""
+    """A one-line progress report on a terminal's stderr; silent when stderr is piped, or
+    closed (`2>&-`: Python's `sys.stderr` is None, and the command failed on it)."""
 
     def __init__(self, what: str, stream: TextIO | None = None) -> None:
         import sys
 
         self.stream = stream or sys.stderr
-        self.enabled = self.stream.isatty()
+        self.enabled = self.stream is not None and self.stream.isatty()
         self.what = what
         self.started = time.monotonic()
 

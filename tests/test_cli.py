@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import shlex
 import shutil
 import signal
 import subprocess
@@ -348,6 +349,27 @@ def test_a_reader_that_stops_early_is_no_error(write_trace, fmt: str) -> None:
         proc.stdout.close()  # like `| head -1`
         assert proc.stderr.read() == b""
         assert proc.wait() == 0
+
+
+@pytest.mark.parametrize("command", ["redundant", "ingest"])
+def test_a_closed_standard_error_is_no_failure(
+    tmp_path: Path, sample_workdir: Path, command: str
+) -> None:
+    """Started with standard error closed (`2>&-`: a daemon, some job runners): the two
+    commands with a progress line failed (exit 1, no output: `sys.stderr` is None)."""
+    args = [command, str(sample_workdir)]
+    if command == "ingest":
+        args[1:1] = ["--db", str(tmp_path / "c.duckdb")]
+    script = "exec 2>&-; exec " + " ".join(
+        shlex.quote(a) for a in [sys.executable, "-m", "mur_trace", *args]
+    )
+    done = subprocess.run(["sh", "-c", script], capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout
+    assert done.stdout.splitlines()[-1].startswith(
+        "total:      19 redundant calls"
+        if command == "redundant"
+        else f"{tmp_path / 'c.duckdb'}: 7 new"
+    )
 
 
 @pytest.mark.parametrize(
