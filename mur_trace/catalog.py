@@ -747,6 +747,15 @@ def _ingest(
         if short is not None:  # a read of what it held failed: nothing was written
             raise MurTraceError(E_IO_003, f"{short}; it is as before this ingest") from None
         reason = str(exc).splitlines()[0]
+        if staging is not None and staging in reason:  # the copies in the temporary directory
+            errno = re.search(r'"errno"\s*:\s*"(\d+)"|\[Errno (\d+)\]', reason)
+            said = os.strerror(int(errno.group(1) or errno.group(2))) if errno else reason
+            raise MurTraceError(
+                E_IO_003,
+                f"failed to write the ingest's copies of the traces in the temporary directory "
+                f"{os.path.dirname(staging)} (TMPDIR): {said}; catalog {db} is as before this "
+                "ingest",
+            ) from None
         raise MurTraceError(
             E_IO_003, f"failed to write catalog {db}: {reason}; it is as before this ingest"
         ) from None

@@ -203,7 +203,14 @@ def owned_directory(
     target = Path(target) if os.fspath(target) else Path(".")
     staging = _staging_for(target, mark, parts, inputs)
     try:
-        yield staging
+        try:
+            yield staging
+        except OSError as exc:  # a full device: the output named (pyarrow's `[Errno 28]
+            if exc.errno not in FULL:  # Error writing bytes to file` named nothing)
+                raise
+            raise MurTraceError(
+                E_IO_003, f"cannot write {target}: {os.strerror(exc.errno)}"
+            ) from None
         # the mark lists what was written, so that a later run replaces only that
         written = sorted(_files_under(staging, parts))
         (staging / mark).write_text(
@@ -224,6 +231,10 @@ def owned_directory(
                 shutil.rmtree(old, ignore_errors=True)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
+
+
+#: The errors of a write that found no room: a full device, a quota, a file size limit.
+FULL = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG})
 
 
 def _move_in(target: Path, staging: Path, old: Path, parts: Sequence[str]) -> None:

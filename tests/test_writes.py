@@ -1018,3 +1018,51 @@ def test_a_directory_of_an_export_no_one_may_list_is_not_taken_for_ours(
     monkeypatch.undo()
     assert (target / "events" / "mine" / "data.txt").read_text() == "precious"
     assert (target / "events" / "part-0.parquet").read_text() == "old"
+
+
+@pytest.fixture
+def small_device(tmp_path: Path):
+    """A file system of 256 KB (tmpfs), to fill. Root only; skipped where `mount` is refused."""
+    point = tmp_path / "small"
+    point.mkdir()
+    try:
+        mounted = subprocess.run(
+            ["mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", str(point)], capture_output=True
+        )
+    except OSError:
+        pytest.skip("no mount command")
+    if mounted.returncode != 0:
+        pytest.skip("mount refused: " + mounted.stderr.decode(errors="replace").strip())
+    try:
+        yield point
+    finally:
+        subprocess.run(["umount", str(point)], check=False)
+
+
+def test_a_full_device_is_said_of_the_output_or_the_temporary_directory(
+    tmp_path: Path, small_device: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """export and synth onto a full device said `[Errno 28] Error writing bytes to file`,
+    naming nothing; an ingest whose temporary directory filled up blamed its catalog."""
+    made = runner.invoke(app, ["synth", str(tmp_path / "big"), "--sessions", "300", "--seed", "2"])
+    assert made.exit_code == 0, made.output
+    workdir = tmp_path / "big" / "workdir"
+    out = small_device / "ex"
+    exported = runner.invoke(app, ["export", "--parquet", str(out), "--workdir", str(workdir)])
+    assert (exported.exit_code, exported.stderr) == (
+        2, f"error[E-IO-003]: cannot write {out}: No space left on device\n"
+    )  # fmt: skip
+    synth = runner.invoke(app, ["synth", str(small_device / "sy"), "--sessions", "300"])
+    assert (synth.exit_code, synth.stderr) == (
+        2, f"error[E-IO-003]: cannot write {small_device / 'sy'}: No space left on device\n"
+    )  # fmt: skip
+    monkeypatch.setenv("TMPDIR", str(small_device))
+    monkeypatch.setattr(writes.tempfile, "tempdir", None)  # read TMPDIR again
+    catalog = tmp_path / "c.duckdb"
+    ingested = runner.invoke(app, ["ingest", "--db", str(catalog), str(workdir)])
+    assert ingested.exit_code == 2
+    assert ingested.stderr == (
+        "error[E-IO-003]: failed to write the ingest's copies of the traces in the temporary "
+        f"directory {small_device} (TMPDIR): No space left on device; catalog {catalog} is as "
+        "before this ingest\n"
+    )
