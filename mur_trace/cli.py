@@ -1122,7 +1122,7 @@ def export(
                     write_empty_dataset(schemas[name], staging / name)
             _notify(done.skipped, done.warnings, strict)
         for name, rows in written.items():
-            _print(f"{parquet / name}: {rows:,} rows\n")
+            _print(f"{visible(str(parquet / name))}: {rows:,} rows\n")
 
 
 spark_app = typer.Typer(
@@ -1193,7 +1193,7 @@ def spark_redundant(
 
         detection = spark.Detection.redundant(policy.value, rules, effects)
         rows = spark.run(export_dir, output, detection, master, inputs=[effects])
-        _print(f"{output}: {rows:,} findings\n")
+        _print(f"{visible(str(output))}: {rows:,} findings\n")
 
 
 @spark_app.command("loops")
@@ -1218,7 +1218,7 @@ def spark_loops(
         spark = _spark()
         detection = spark.Detection.loops(window, rules, effects)
         rows = spark.run(export_dir, output, detection, master, inputs=[effects])
-        _print(f"{output}: {rows:,} findings\n")
+        _print(f"{visible(str(output))}: {rows:,} findings\n")
 
 
 class PlotKind(StrEnum):
@@ -1292,7 +1292,7 @@ def plot(
         # a plot stopped midway leaves no cut image; a pipe nobody reads is an error
         with _output(output, binary=True) as image:
             plots.save(figure, image, output)
-    _print(f"wrote {output}\n")
+    _print(f"wrote {visible(str(output))}\n")
 
 
 @app.command()
@@ -1314,7 +1314,10 @@ def synth(
 
     with _errors():
         workdir = synthesize(out, sessions, seed)
-    _print(f"wrote {sessions} sessions to {workdir}, the truth to {out / 'truth.jsonl'}\n")
+    _print(
+        f"wrote {sessions} session{'' if sessions == 1 else 's'} to {visible(str(workdir))}, "
+        f"the truth to {visible(str(out / 'truth.jsonl'))}\n"
+    )
 
 
 def _app_for(args: list[str]) -> typer.Typer:

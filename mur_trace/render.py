@@ -798,8 +798,9 @@ def report_text(data: dict[str, Any]) -> str:
 def ingest_text(report: Any, db: Path) -> str:
     """What an ingest did, in one line."""
     return (
-        f"{db}: {report.new:,} new, {report.appended:,} appended, {report.rewritten:,} "
-        f"rewritten, {report.unchanged:,} unchanged, {report.deleted:,} deleted traces; "
+        f"{visible(str(db))}: {report.new:,} new, {report.appended:,} appended, "
+        f"{report.rewritten:,} rewritten, {report.unchanged:,} unchanged, "
+        f"{report.deleted:,} deleted traces; "
         f"{report.events:,} events added"
         # stored, so that a command over the catalog says why each cannot be analysed
         + (f"; {len(report.skipped):,} cannot be read (named above)" if report.skipped else "")

@@ -599,3 +599,27 @@ def test_a_trace_that_names_no_session_is_named_after_its_directory_however_give
             assert result.exit_code == 0, result.output
             (finding,) = [json.loads(line) for line in result.stdout.splitlines()]
             assert (finding["session_id"], finding["line"]) == ("agent-run", 2), path
+
+
+def test_summary_lines_escape_the_names_they_print(tmp_path: Path, sample_workdir: Path) -> None:
+    """A line break or an escape sequence in an output's name: the summary line of synth,
+    export and ingest printed it as it is (two lines; a coloured terminal), where errors
+    escape it; and `wrote 1 sessions`."""
+    odd = tmp_path / "s\nq\x1b[31m"
+    made = runner.invoke(app, ["synth", str(odd), "--sessions", "1"])
+    assert made.exit_code == 0, made.output
+    shown = str(odd).replace("\n", "\\n").replace("\x1b", "\\u001b")
+    assert made.stdout == (
+        f"wrote 1 session to {shown}/workdir, the truth to {shown}/truth.jsonl\n"
+    )
+    exported = runner.invoke(
+        app, ["export", "--parquet", str(tmp_path / "e\nx"), "--workdir", str(sample_workdir)]
+    )
+    assert exported.exit_code == 0, exported.output
+    assert exported.stdout.splitlines()[0] == f"{tmp_path}/e\\nx/events: 134 rows"
+    ingested = runner.invoke(
+        app, ["ingest", "--db", str(tmp_path / "c\n.duckdb"), str(sample_workdir)]
+    )
+    assert ingested.exit_code == 0, ingested.output
+    assert ingested.stdout.startswith(f"{tmp_path}/c\\n.duckdb: 7 new,")
+    assert ingested.stdout.count("\n") == 1
