@@ -95,6 +95,7 @@ def _stream(rel: duckdb.DuckDBPyRelation, fd: int, options: str) -> None:
     failed: list[OSError] = []
     reading = threading.Lock()  # held while `source` is this pipe's and open
     source_open = [True]
+    was_cut: list[bool] = []
 
     def drain() -> None:
         try:
@@ -118,6 +119,7 @@ def _stream(rel: duckdb.DuckDBPyRelation, fd: int, options: str) -> None:
                 os.close(unused)
                 os.dup2(ended, source)
                 os.close(ended)
+                was_cut.append(True)
 
     thread = threading.Thread(target=drain, name="mur-trace rows", daemon=True)
     thread.start()
@@ -127,6 +129,8 @@ def _stream(rel: duckdb.DuckDBPyRelation, fd: int, options: str) -> None:
     except BaseException as exc:  # an error, an interrupt: what is left unsent is dropped
         os.close(sink)
         if isinstance(exc, duckdb.IOException):  # why DuckDB's write failed: the thread's
+            if was_cut:  # (a handler that raised nothing: stopped all the same, not a
+                raise KeyboardInterrupt from None  # reader gone, which exits 0 in silence)
             thread.join(timeout=1.0)  # (not waiting on a writer DuckDB may not have closed)
             if failed:
                 raise failed[0] from None
@@ -135,15 +139,21 @@ def _stream(rel: duckdb.DuckDBPyRelation, fd: int, options: str) -> None:
     thread.join()  # the rows all sent
     if failed:
         raise failed[0]
+    if was_cut:  # cut as the last rows went: not all of them were sent
+        raise KeyboardInterrupt
+
+
+#: The signals that stop a command (`_on_signal`).
+STOPPING = frozenset({signal.SIGINT, signal.SIGTERM})
 
 
 @contextlib.contextmanager
 def _on_signal(action: Callable[[], None]) -> Iterator[None]:
-    """`action` run in a thread as soon as a signal Python handles arrives (Ctrl-C,
-    SIGTERM), while the main thread waits in DuckDB, where Python runs no handler until it
-    returns. Python's wakeup descriptor tells the thread; where it is not ours to take (a
-    thread other than the main one, an event loop that set its own), the block runs as it
-    is."""
+    """`action` run in a thread as soon as Ctrl-C or SIGTERM arrives (`STOPPING`; another
+    signal a program handles, SIGUSR1, is none of ours), while the main thread waits in
+    DuckDB, where Python runs no handler until it returns. Python's wakeup descriptor
+    tells the thread; where it is not ours to take (a thread other than the main one, an
+    event loop that set its own), the block runs as it is."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
@@ -158,8 +168,9 @@ def _on_signal(action: Callable[[], None]) -> Iterator[None]:
         return
 
     def watch() -> None:
-        while os.read(woken, 64):  # a signal's number; nothing once `wake` is closed
-            action()
+        while numbers := os.read(woken, 64):  # the signals' numbers; none once `wake` closes
+            if any(number in STOPPING for number in numbers):
+                action()
 
     watcher = threading.Thread(target=watch, name="mur-trace signals", daemon=True)
     watcher.start()

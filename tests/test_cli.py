@@ -10,6 +10,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import textwrap
 import time
 from pathlib import Path
 
@@ -349,6 +350,28 @@ def test_a_reader_that_stops_early_is_no_error(write_trace, fmt: str) -> None:
         proc.stdout.close()  # like `| head -1`
         assert proc.stderr.read() == b""
         assert proc.wait() == 0
+
+
+def test_a_signal_that_stops_nothing_leaves_the_rows_whole() -> None:
+    """A program with a handler of its own (SIGUSR1: reload, dump a status) writing rows
+    into a pipe: the signal cut the rows' stream as Ctrl-C does (640 lines of 3,000,001,
+    then `Broken pipe`). Only SIGINT and SIGTERM stop it."""
+    script = textwrap.dedent(
+        """
+        import os, signal, sys, threading, time, duckdb
+        from mur_trace import render
+        seen = []
+        signal.signal(signal.SIGUSR1, lambda number, frame: seen.append(number))
+        rows = duckdb.sql("SELECT range AS i, repeat('x', 200) AS pad FROM range(3000000)")
+        threading.Timer(0.2, os.kill, (os.getpid(), signal.SIGUSR1)).start()
+        render.write_csv(rows, sys.stdout)
+        sys.stdout.flush()
+        print(seen, file=sys.stderr)
+        """
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True)
+    assert (done.returncode, done.stderr) == (0, f"[{int(signal.SIGUSR1)}]\n".encode())
+    assert done.stdout.count(b"\n") == 3_000_001
 
 
 @pytest.mark.parametrize("command", ["redundant", "ingest"])
