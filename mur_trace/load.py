@@ -81,6 +81,7 @@ MACROS: dict[str, tuple[str, str]] = {
     "wrong_field_index": ("raw", "functions/wrong_field_index"),
     "split_shell_words": ("command", "functions/split_shell_words"),
     "visible": ("text", "functions/visible"),
+    "line_problem": ("raw, final_piece, parsed", "functions/line_problem"),
     "elapsed": ("start, finish", "functions/elapsed"),
     "capped": ("total", "functions/capped"),
     "created_ms": ("session_id", "functions/created_ms"),
@@ -823,7 +824,7 @@ def load_traces(
 def read_other_formats(con: duckdb.DuckDBPyConnection, files: Sequence[tuple[str, str]]) -> None:
     """Add to `lines` the events of the files of other formats, (path, format) pairs, each
     format by its reader, queries/formats/<format>.sql (which reads the variable
-    `source_files`), and their lines no reader can take (queries/formats/problems.sql)."""
+    `source_files`)."""
     if not files:
         return
     con.execute(
@@ -838,7 +839,7 @@ def read_other_formats(con: duckdb.DuckDBPyConnection, files: Sequence[tuple[str
         {"types": sorted(formats.CLAUDE_TYPES)},
     )
     con.execute(f"CREATE OR REPLACE TEMP TABLE source_lines AS {queries.get('formats/lines').sql}")
-    for name in [*sorted({kind for _, kind in files}), "problems"]:
+    for name in sorted({kind for _, kind in files}):
         con.execute(f"INSERT INTO lines BY NAME {queries.get(f'formats/{name}').sql}")
     con.execute("DROP TABLE source_lines")
 

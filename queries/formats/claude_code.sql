@@ -9,7 +9,8 @@
 -- - one `inference` per assistant message (`message.id`; one response spans several lines)
 --   at its first line: `input_tokens` = input + cache read + cache creation tokens of its
 --   `usage` (the context the model read), `output_tokens`; `turn` counts messages from 0;
--- - a line whose `uuid` an earlier line of the file has is a copy, and gives nothing;
+-- - a line whose `uuid` an earlier line of the file has is a copy: its calls (by their
+--   ids), its message (by its id, as every message) and its compaction are the earlier's;
 -- - one `tool_call` per `tool_use` block, at its line, `event_id` = the block's `id`; its
 --   result is the `tool_result` block with that id (linked by id, not order): `status`
 --   `error` when `is_error` (a failed command, "Sibling tool call errored", an interrupt),
@@ -30,8 +31,8 @@
 --   back, `/rewind`: the lines between are no longer in the model's context);
 -- - `progress` lines (copies of a subagent's messages), summaries, snapshots, queue
 --   operations and synthetic messages give no event. A line that is not a JSON object is a
---   problem of the trace, as for Murmur traces (formats/problems.sql: a torn last line is
---   left out with a warning).
+--   problem of the trace, as for Murmur traces (functions/line_problem.sql: a torn last line
+--   is left out with a warning).
 -- @column trace_path    VARCHAR  The session file.
 -- @column line          BIGINT   Line of the file holding the event.
 -- @column problem       VARCHAR  NULL, or what is wrong with the line.
@@ -121,10 +122,6 @@ entries AS MATERIALIZED (
         } AS tool_use_result
     FROM parsed
     WHERE j IS NOT NULL
-    -- a line written again (its `uuid` repeated: Claude Code has written a conversation's
-    -- history twice into its file, anthropics/claude-code#5034) is read once, where it
-    -- first stood: else its calls were two, the second re-reading what the first read
-    QUALIFY j.uuid IS NULL OR row_number() OVER (PARTITION BY trace_path, j.uuid ORDER BY line) = 1
 ),
 blocks AS MATERIALIZED (
     SELECT e.* EXCLUDE (blocks), unnest(e.blocks) AS b
@@ -137,6 +134,11 @@ uses AS (
         b.id AS call_id, b.name AS tool_name, b.input
     FROM blocks
     WHERE type = 'assistant' AND b.type = 'tool_use'
+    -- a call written again (a line's copy, its `uuid` repeated: Claude Code has written a
+    -- conversation's history twice into its file, anthropics/claude-code#5034) is the one
+    -- call, where it first stood: else it was two, the second re-reading what the first
+    -- read (a window over the calls alone: over every line, it cost the reader half again)
+    QUALIFY call_id IS NULL OR row_number() OVER (PARTITION BY trace_path, call_id ORDER BY line) = 1
 ),
 results AS (
     SELECT
@@ -214,16 +216,15 @@ switches AS (
         SELECT
             trace_path,
             line,
-            type,
-            blocks,
+            type = 'user' AND NOT coalesce(
+                list_contains(list_transform(blocks, lambda b: b.type), 'tool_result'), false
+            ) AS prompt,
             parent_uuid,
             lag(uuid) OVER (PARTITION BY trace_path ORDER BY line) AS before
         FROM entries
         WHERE type IN ('user', 'assistant', 'system') AND NOT sidechain AND uuid IS NOT NULL
     )
-    WHERE type = 'user'
-        AND parent_uuid <> before
-        AND NOT coalesce(list_contains(list_transform(blocks, lambda b: b.type), 'tool_result'), false)
+    WHERE prompt AND parent_uuid <> before
 ),
 bounds AS (
     SELECT
@@ -326,6 +327,7 @@ events AS (
         e.pre_tokens AS tokens_before
     FROM entries AS e
     WHERE e.type = 'system' AND e.subtype = 'compact_boundary'
+    QUALIFY e.uuid IS NULL OR row_number() OVER (PARTITION BY e.trace_path, e.uuid ORDER BY e.line) = 1
     UNION ALL BY NAME
     SELECT trace_path, line, 'context_switch' AS event_type
     FROM switches
@@ -353,3 +355,9 @@ SELECT
     false AS torn
 FROM events AS e
 LEFT JOIN bounds AS s USING (trace_path)
+UNION ALL BY NAME
+-- the lines it takes as none: their problem (functions/line_problem.sql)
+SELECT s.trace_path, s.line, unnest(line_problem(s.raw, s.final_piece, e.line IS NOT NULL))
+FROM src AS s
+LEFT JOIN entries AS e USING (trace_path, line)  -- the lines parsed (not parsed again)
+WHERE line_problem(s.raw, s.final_piece, e.line IS NOT NULL) IS NOT NULL

@@ -30,7 +30,7 @@
 -- - a `compacted` line is a `compaction` (the model's context was summarised; `turn` the
 --   responses before it, so the turn of the next one; the token counts unknown).
 -- A line that is not a JSON object is a problem of the trace, as for Murmur traces
--- (formats/problems.sql).
+-- (functions/line_problem.sql).
 -- @column trace_path    VARCHAR    The session file.
 -- @column line          BIGINT     Line of the file holding the event.
 -- @column problem       VARCHAR    NULL, or what is wrong with the line.
@@ -422,3 +422,9 @@ SELECT
     false AS torn
 FROM events AS e
 LEFT JOIN context AS x USING (trace_path)
+UNION ALL BY NAME
+-- the lines it takes as none: their problem (functions/line_problem.sql)
+SELECT s.trace_path, s.line, unnest(line_problem(s.raw, s.final_piece, e.line IS NOT NULL))
+FROM src AS s
+LEFT JOIN entries AS e USING (trace_path, line)  -- the lines parsed (not parsed again)
+WHERE line_problem(s.raw, s.final_piece, e.line IS NOT NULL) IS NOT NULL

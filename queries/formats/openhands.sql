@@ -27,7 +27,7 @@
 --   between commands);
 -- - a `condensation` action is a `compaction` (`turn` the responses before it; no token counts).
 -- A line that is not a JSON object is a problem of the trace, as for Murmur traces
--- (formats/problems.sql).
+-- (functions/line_problem.sql).
 -- @column trace_path  VARCHAR  The output file.
 -- @column line        BIGINT   Position of the event in the file (see above).
 -- @column problem     VARCHAR  NULL, or what is wrong with the line.
@@ -315,3 +315,9 @@ events AS (
 )
 SELECT *, session_id AS file_session, NULL::VARCHAR AS problem, false AS torn
 FROM events
+UNION ALL BY NAME
+-- the lines it takes as none: their problem (functions/line_problem.sql)
+SELECT s.trace_path, s.line, unnest(line_problem(s.raw, s.final_piece, p.j IS NOT NULL))
+FROM src AS s
+LEFT JOIN parsed AS p USING (trace_path, line)
+WHERE line_problem(s.raw, s.final_piece, p.j IS NOT NULL) IS NOT NULL

@@ -36,7 +36,7 @@
 --   `shell` event: `binary` `bash`, the script, the exit code its result reports
 --   (`… completed with exit code N>`), else NULL.
 -- A line that is not a JSON object is a problem of the trace, as for Murmur traces
--- (formats/problems.sql); so is a span with no `traceId`, `spanId`, start or end time, or
+-- (functions/line_problem.sql); so is a span with no `traceId`, `spanId`, start or end time, or
 -- one that ends before it starts.
 -- @column trace_path    VARCHAR    The span file.
 -- @column line          BIGINT     Position of the event (see above); for a problem, the line of the file.
@@ -423,6 +423,12 @@ events AS (
 )
 SELECT *, session_id AS file_session, NULL::VARCHAR AS problem, false AS torn
 FROM events
+UNION ALL BY NAME
+-- the lines it takes as none: their problem (functions/line_problem.sql)
+SELECT s.trace_path, s.line, unnest(line_problem(s.raw, s.final_piece, p.j IS NOT NULL))
+FROM src AS s
+LEFT JOIN parsed AS p USING (trace_path, line)
+WHERE line_problem(s.raw, s.final_piece, p.j IS NOT NULL) IS NOT NULL
 UNION ALL BY NAME
 SELECT trace_path, line, arg_min(problem, seq) AS problem, false AS torn
 FROM raw_spans
