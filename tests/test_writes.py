@@ -856,6 +856,22 @@ def test_ctrl_c_amid_the_moves_of_an_export_leaves_one_whole_export(
     assert sorted(e.name for e in target.iterdir()) == [".mark", "events", "findings"]
 
 
+def _moves_failing(monkeypatch: pytest.MonkeyPatch, fails) -> None:
+    """`os.replace` in writes failing (`Invalid cross-device link`) at the moves, counted
+    from 1, for which `fails(n)` is true."""
+    moves = 0
+    real_replace = os.replace
+
+    def replace(src: str, dst: str) -> None:
+        nonlocal moves
+        moves += 1
+        if fails(moves):
+            raise OSError(18, "Invalid cross-device link")
+        real_replace(src, dst)
+
+    monkeypatch.setattr(writes.os, "replace", replace)
+
+
 @pytest.mark.parametrize("failing", [2, 3, 4])
 def test_a_move_that_fails_amid_an_export_puts_the_old_one_back(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, failing: int
@@ -865,17 +881,7 @@ def test_a_move_that_fails_amid_an_export_puts_the_old_one_back(
     old ones were deleted with the directory they had been moved into."""
     target = tmp_path / "out"
     _export(target, "old")
-    moves = 0
-    real_replace = os.replace
-
-    def replace(src: str, dst: str) -> None:
-        nonlocal moves
-        moves += 1
-        if moves == failing:
-            raise OSError(18, "Invalid cross-device link")
-        real_replace(src, dst)
-
-    monkeypatch.setattr(writes.os, "replace", replace)
+    _moves_failing(monkeypatch, lambda move: move == failing)
     with pytest.raises(MurTraceError, match=f"cannot write {target}: Invalid cross-device link"):
         _export(target, "new")
     monkeypatch.undo()
@@ -891,13 +897,19 @@ def mount_point(tmp_path: Path):
     into it. Root only (the suite's CI runs as root); skipped where `mount` is refused."""
     source, point = tmp_path / "source", tmp_path / "point"
     source.mkdir()
+    yield from _mounted(point, ["--bind", str(source)])
+
+
+def _mounted(point: Path, how: list[str]):
+    """`point` (made) with a file system mounted on it (`mount HOW POINT`) while the test
+    runs, then unmounted; the test skipped where mounting is refused (not root)."""
     point.mkdir()
     try:
-        mounted = subprocess.run(["mount", "--bind", str(source), str(point)], capture_output=True)
+        mounted = subprocess.run(["mount", *how, str(point)], capture_output=True)
     except OSError:
         pytest.skip("no mount command")
     if mounted.returncode != 0:
-        pytest.skip("mount --bind refused: " + mounted.stderr.decode(errors="replace").strip())
+        pytest.skip("mount refused: " + mounted.stderr.decode(errors="replace").strip())
     try:
         yield point
     finally:
@@ -976,17 +988,7 @@ def test_old_tables_that_cannot_be_moved_back_are_kept_and_named(
     moved to, and the error says where (it was deleted with that directory)."""
     target = tmp_path / "out"
     _export(target, "old")
-    moves = 0
-    real_replace = os.replace
-
-    def replace(src: str, dst: str) -> None:
-        nonlocal moves
-        moves += 1
-        if moves >= 2:  # the old events moved out; nothing after
-            raise OSError(18, "Invalid cross-device link")
-        real_replace(src, dst)
-
-    monkeypatch.setattr(writes.os, "replace", replace)
+    _moves_failing(monkeypatch, lambda move: move >= 2)  # the old events out; nothing after
     with pytest.raises(MurTraceError, match="what it held is in ") as raised:
         _export(target, "new")
     monkeypatch.undo()
@@ -1023,20 +1025,7 @@ def test_a_directory_of_an_export_no_one_may_list_is_not_taken_for_ours(
 @pytest.fixture
 def small_device(tmp_path: Path):
     """A file system of 256 KB (tmpfs), to fill. Root only; skipped where `mount` is refused."""
-    point = tmp_path / "small"
-    point.mkdir()
-    try:
-        mounted = subprocess.run(
-            ["mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", str(point)], capture_output=True
-        )
-    except OSError:
-        pytest.skip("no mount command")
-    if mounted.returncode != 0:
-        pytest.skip("mount refused: " + mounted.stderr.decode(errors="replace").strip())
-    try:
-        yield point
-    finally:
-        subprocess.run(["umount", str(point)], check=False)
+    yield from _mounted(tmp_path / "small", ["-t", "tmpfs", "-o", "size=256k", "tmpfs"])
 
 
 def test_a_full_device_is_said_of_the_output_or_the_temporary_directory(
