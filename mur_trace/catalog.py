@@ -748,8 +748,8 @@ def _ingest(
             raise MurTraceError(E_IO_003, f"{short}; it is as before this ingest") from None
         reason = str(exc).splitlines()[0]
         if staging is not None and staging in reason:  # the copies in the temporary directory
-            errno = re.search(r'"errno"\s*:\s*"(\d+)"|\[Errno (\d+)\]', reason)
-            said = os.strerror(int(errno.group(1) or errno.group(2))) if errno else reason
+            number = re.search(r'"errno"\s*:\s*"(\d+)"|\[Errno (\d+)\]', reason)
+            said = os.strerror(int(number.group(1) or number.group(2))) if number else reason
             raise MurTraceError(
                 E_IO_003,
                 f"failed to write the ingest's copies of the traces in the temporary directory "

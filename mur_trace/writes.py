@@ -240,10 +240,10 @@ FULL = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG})
 def _move_in(target: Path, staging: Path, old: Path, parts: Sequence[str]) -> None:
     """Each of `parts` of `target` moved into `old`, and `staging`'s moved into `target`.
     When a move fails, the moves made are undone, the old parts back where they were, and
-    E-IO-003 names the output (where they cannot go back, `old` is kept, and named): before,
-    the old parts were deleted with `old` (a staging
-    directory on another file system than `target`, a mount point: `Invalid cross-device
-    link`, and the earlier export had lost its tables)."""
+    E-IO-003 names the output (where they cannot go back, `old` is kept, and named).
+    Before, the old parts were deleted with `old` (a staging directory on another file
+    system than `target`, a mount point: `Invalid cross-device link`, and the earlier
+    export had lost its tables)."""
     done: list[tuple[Path, Path]] = []
     try:
         for part in parts:
@@ -285,7 +285,7 @@ def _staging_for(
         _clear_stale(real)
         if real.is_dir():
             _clear_stale(real, within=True)
-            if _own_device(real):  # a mount point: its parts moved within it, not across
+            if _mount_point(real):  # a mount point: its parts moved within it, not across
                 return Path(tempfile.mkdtemp(prefix=_working_name(real), dir=real))
             try:
                 return Path(tempfile.mkdtemp(prefix=_working_name(real), dir=real.parent))
@@ -296,7 +296,7 @@ def _staging_for(
         raise cannot_write(target, exc) from None
 
 
-def _own_device(directory: Path) -> bool:
+def _mount_point(directory: Path) -> bool:
     """Whether `directory` is a mount point (a container's volume, a partition, a bind
     mount), which no rename crosses (`Invalid cross-device link`) and none replaces. A bind
     mount of a directory of the same file system has the device of the one above it, so
@@ -348,7 +348,7 @@ def replaced_directory(
     if target.is_symlink():  # written through, as `owned_directory` writes: the link stays
         check_target(target, inputs)
         target = Path(_real(target))
-    if target.is_dir() and _own_device(target):  # said before the job, not after it
+    if target.is_dir() and _mount_point(target):  # said before the job, not after it
         raise MurTraceError(
             E_IO_004,
             f"refusing to write {target}: it is a mount point, and the output replaces its "

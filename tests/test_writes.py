@@ -944,7 +944,7 @@ def test_a_spark_output_onto_a_mount_point_is_refused_before_the_job(
     refusal came after the whole job, as `[Errno 16] Device or resource busy`."""
     point = tmp_path / "point"
     point.mkdir()
-    monkeypatch.setattr(writes, "_own_device", lambda directory: directory == point)
+    monkeypatch.setattr(writes, "_mount_point", lambda directory: directory == point)
     with pytest.raises(MurTraceError, match="it is a mount point"), replaced_directory(point, ".m"):
         raise AssertionError("the job ran")
 
