@@ -192,6 +192,20 @@ def _file_name(value: str | Path) -> Path:
     return Path(text)
 
 
+#: The largest count `mur trace` reads (Rust's `usize`, on 64 bits).
+COUNT_MAX = 2**64 - 1
+
+
+def _count(value: str | int) -> int:
+    """A count as `mur trace` reads `--last` (Rust's `usize`): ASCII digits, a `+` before
+    them at most, below 2^64. Python's int() took ` 3`, `٣` (an Arabic-Indic three) and
+    `1_0`, and any size."""
+    text = str(value)
+    if not re.fullmatch(r"\+?[0-9]+", text) or int(text) > COUNT_MAX:
+        raise typer.BadParameter(f"{text!r} is not a count (ASCII digits, below 2^64)")
+    return int(text)
+
+
 PathsArg = Annotated[
     list[Path] | None,
     typer.Argument(
@@ -917,7 +931,8 @@ def report(
         ),
     ] = None,
     last: Annotated[
-        int | None, typer.Option(help="Only the N most recently created sessions.")
+        int | None,
+        typer.Option(help="Only the N most recently created sessions.", parser=_count),
     ] = None,
     since: Annotated[
         str | None, typer.Option(help="Only sessions created within 30m, 2h, 1d, ...")

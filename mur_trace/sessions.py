@@ -316,8 +316,9 @@ def _ordinal(
     known: Mapping[str, str] | None,
     where: str | None,
 ) -> Path:
-    # ASCII digits only, as `mur trace` reads them (Python's int() takes `1_0`, `١`, ` 1`)
-    if not re.fullmatch("[+-]?[0-9]+", arg[1:]):
+    # as `mur trace` reads them (Rust's `usize`): ASCII digits, a `+` before them at most,
+    # below 2^64 (Python's int() takes `1_0`, `١`, ` 1`, `-1`, any size)
+    if not re.fullmatch(r"\+?[0-9]+", arg[1:]) or int(arg[1:]) >= 2**64:
         raise MurTraceError(
             E_TRC_002, _label(label, f"invalid ordinal '{arg}' — expected @1, @2, ...")
         )
@@ -460,7 +461,8 @@ def parse_since(value: str) -> int:
     """`30m`, `2h`, `1d` in milliseconds; anything else is an E-TRC-002 error."""
     units = {"m": 60_000, "h": 3_600_000, "d": 86_400_000}
     number, unit = value[:-1], value[-1:]
-    if unit not in units or not re.fullmatch("[0-9]+", number):
+    # as `mur trace` reads it (Rust's `u64`): ASCII digits, a `+` before them at most
+    if unit not in units or not re.fullmatch(r"\+?[0-9]+", number) or int(number) >= 2**64:
         raise MurTraceError(
             E_TRC_002, f"unrecognised --since format '{value}' — expected <N>m, <N>h, or <N>d"
         )

@@ -653,3 +653,42 @@ def test_report_json(workdir: Path) -> None:
         {"exit_status": "max_turns_reached", "sessions": 1, "percent": 50.0},
         {"exit_status": "ok", "sessions": 1, "percent": 50.0},
     ]
+
+
+@pytest.mark.parametrize("last", [" 3", "٣", "1_0", "-1", "18446744073709551616"])
+def test_report_last_is_read_as_mur_trace_reads_a_count(workdir: Path, last: str) -> None:
+    """`mur trace` reads `--last` as Rust's `usize`: ASCII digits below 2^64, a `+` at most
+    before them. Python's int() took a space, an Arabic-Indic three, `1_0`, any size."""
+    result = report_of(workdir, "--last", last)
+    assert result.exit_code == 2
+    assert result.stderr.startswith(f"error[E-CLI-001]: Invalid value for '--last': {last!r} ")
+    assert report_of(workdir, "--last", "+1").stdout.count("Session ses_") == 1
+
+
+@pytest.mark.parametrize(
+    ("argument", "message"),
+    [
+        ("@-1", "invalid ordinal '@-1' — expected @1, @2, ..."),
+        ("@18446744073709551616", "invalid ordinal '@18446744073709551616' — expected @1, @2, ..."),
+        ("@18446744073709551615", "@18446744073709551615 is out of range — workdir has 2 sessions"),
+    ],
+)
+def test_ordinals_are_read_as_mur_trace_reads_them(
+    workdir: Path, argument: str, message: str
+) -> None:
+    """Rust's `usize`: `@-1` is no ordinal (was `ordinal must be @1 or higher`), nor a number
+    past 2^64 - 1 (was out of range); `@+1` is @1."""
+    result = run("diff", argument, "@1", "--workdir", str(workdir))
+    assert result.stderr == f"error[E-TRC-002]: before: {message}\n"
+    assert run("diff", "@+1", "@1", "--workdir", str(workdir)).exit_code == 0
+
+
+def test_since_is_read_as_mur_trace_reads_it(workdir: Path) -> None:
+    """Rust's `u64`: `+5m` is five minutes (was refused), 2^64 minutes is no number (was
+    every session)."""
+    assert report_of(workdir, "--since", "+99999999m").exit_code == 0
+    result = report_of(workdir, "--since", "18446744073709551616m")
+    assert result.stderr == (
+        "error[E-TRC-002]: unrecognised --since format '18446744073709551616m' — expected "
+        "<N>m, <N>h, or <N>d\n"
+    )
