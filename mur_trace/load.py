@@ -723,12 +723,17 @@ def plain(rel: duckdb.DuckDBPyRelation) -> duckdb.DuckDBPyRelation:
     )
 
 
+class _ReadAgain(Exception):
+    """A batch to read again (`load_traces`): a file gone once read, or one DuckDB could
+    not read whole (`unread`: its path and why), left out the next time."""
+
+    def __init__(self, unread: tuple[str, str] | None = None) -> None:
+        super().__init__()
+        self.unread = unread
+
+
 def load_traces(
-    con: duckdb.DuckDBPyConnection,
-    trace_paths: Sequence[str],
-    format_in: str | None = None,
-    *,
-    changed: Mapping[str, str] | None = None,
+    con: duckdb.DuckDBPyConnection, trace_paths: Sequence[str], format_in: str | None = None
 ) -> list[Skipped]:
     """Read `trace_paths` into `traces` and `events`; return the traces that were left out.
 
@@ -738,10 +743,27 @@ def load_traces(
     of bad traces are dropped and missing session ids filled in place; what is left is
     `events`. A file that could not be read whole once opened (cut shorter while it was
     read: DuckDB's `unexpected EOF`) is left out as the others that cannot be read, and the
-    rest read again without it (`changed`: those, with why).
+    rest read again without it (a loop, not a recursion: a thousand such files were a
+    RecursionError).
     """
+    changed: dict[str, str] = {}
+    while True:
+        try:
+            return _load_once(con, trace_paths, format_in, changed)
+        except _ReadAgain as again:
+            if again.unread is not None:
+                changed[again.unread[0]] = again.unread[1]
+
+
+def _load_once(
+    con: duckdb.DuckDBPyConnection,
+    trace_paths: Sequence[str],
+    format_in: str | None,
+    changed: Mapping[str, str],
+) -> list[Skipped]:
+    """One reading of `load_traces`, `changed` left out as unreadable, with why; raises
+    _ReadAgain when the batch must be read again."""
     forced = formats.reader(format_in) if format_in is not None else None
-    changed = dict(changed or {})
     problems = check_files(trace_paths)
     opened = {p.trace_path for p in problems}
     problems += [Skipped(p, E_IO_003, m) for p, m in changed.items() if p not in opened]
@@ -790,13 +812,12 @@ def load_traces(
         failed = unread_file(exc, readable)
         if failed is None:
             raise
-        changed[failed[0]] = failed[1]
-        return load_traces(con, trace_paths, format_in, changed=changed)
+        raise _ReadAgain(failed) from None
     # read_blob passes over a file deleted after its check (it would read as empty) and
     # numbers the files after it without it (a path holding a wildcard is named by its
     # position): a batch one of whose files is gone once read is read again without it
     if any_gone(readable):
-        return load_traces(con, trace_paths, format_in)
+        raise _ReadAgain
     # by position: a name that is not UTF-8 reads as text another file may have as its name
     why = {p.trace_path: p for p in problems}
     con.execute(

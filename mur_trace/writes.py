@@ -266,13 +266,27 @@ def _move_in(target: Path, staging: Path, old: Path, parts: Sequence[str]) -> No
 
 
 def _staging_for(
-    target: Path, mark: str, parts: Sequence[str], inputs: Iterable[PathLike | None]
+    target: Path,
+    mark: str,
+    parts: Sequence[str],
+    inputs: Iterable[PathLike | None],
+    within: bool = True,
 ) -> Path:
-    """A new directory beside `target` to write in, once `target` is known to be ours to
-    replace (`parts` of it, listed by `mark`): not an input, not a file, no foreign files."""
+    """A new directory to write in, once `target` is known to be ours to replace (`parts`
+    of it, listed by `mark`): not an input, not a file, no foreign files. Beside `target`;
+    inside it (`within`, for writers that move parts in, not the directory whole) when it
+    is a mount point or its parent takes no new directory. What killed writes left there
+    goes first, before `target` is judged (a staging directory a killed first export left
+    in an empty target would have made it foreign for good)."""
     check_target(target, inputs)
     if (target.exists() or target.is_symlink()) and not target.is_dir():
         raise MurTraceError(E_IO_004, f"refusing to write {target}: it is not a directory")
+    try:
+        real = Path(_real(target))
+        if real.is_dir():
+            _clear_stale(real, within=True)
+    except OSError as exc:
+        raise cannot_write(target, exc) from None
     if target.is_dir() and not _only_ours(target, mark, parts):
         raise MurTraceError(
             E_IO_004,
@@ -280,11 +294,9 @@ def _staging_for(
             "(give a new or empty directory)",
         )
     try:
-        real = Path(_real(target))
         real.parent.mkdir(parents=True, exist_ok=True)
         _clear_stale(real)
-        if real.is_dir():
-            _clear_stale(real, within=True)
+        if within and real.is_dir():
             if _mount_point(real):  # a mount point: its parts moved within it, not across
                 return Path(tempfile.mkdtemp(prefix=_working_name(real), dir=real))
             try:
@@ -355,7 +367,7 @@ def replaced_directory(
             "directory whole (give a directory inside it)",
         )
     parts = [e.name for e in target.iterdir() if e.name != mark] if target.is_dir() else []
-    staging = _staging_for(target, mark, parts, inputs)
+    staging = _staging_for(target, mark, parts, inputs, within=False)
     try:
         fresh = staging / "new"
         yield fresh
@@ -443,7 +455,7 @@ def check_overwrite(target: PathLike) -> None:
             return
         named = {
             "murmur": "a Murmur trace",
-            "log": "a session log",
+            "log": "a log of JSON events",
             "traj": "a SWE-agent trajectory",
         }
         if kind in named:
@@ -469,7 +481,7 @@ def _log_kind(target: PathLike) -> str | None:
     lines): `murmur`, a reader's name, `log` or `traj`. The first lines of the file's start
     are read: one that is a JSON object naming an `event_type` or a `type` (no output of
     mur-trace has either key), or one a reader knows, makes it a log."""
-    from .formats import HEAD_BYTES, _of_object
+    from .formats import HEAD_BYTES, _of_object, _of_prefix
 
     try:
         with open(target, "rb") as f:
@@ -481,7 +493,10 @@ def _log_kind(target: PathLike) -> str | None:
     for line in head.splitlines()[:LOG_LINES]:
         try:
             value = json.loads(line)
-        except ValueError:
+        except ValueError:  # torn, or longer than what was read: its opening keys tell
+            kind = _of_prefix(line) if line.lstrip().startswith("{") else None
+            if kind is not None:
+                return kind
             continue
         if isinstance(value, dict):
             kind = _of_object(value)

@@ -413,15 +413,23 @@ def test_output_over_a_trace_or_a_database_that_is_no_input_is_refused(
     )
     hands = tmp_path / "output.jsonl"
     hands.write_text('{"instance_id": "i1", "history": []}\n')
+    long = tmp_path / "long.jsonl"  # a torn first line, then one longer than what is read
+    history = [{"id": n, "action": "read", "args": {"path": "/w/" + "x" * 60}} for n in range(2000)]
+    long.write_text(
+        '{"instance_id": "i0", "hist\n'
+        + json.dumps({"instance_id": "i1", "history": history})
+        + "\n"
+    )
     for target, what in (
         (other, "a Murmur trace"),
         (claude, "a claude-code session log"),
         (db, "a DuckDB database"),
         (bom, "a Murmur trace"),
         (torn, "a Murmur trace"),
-        (copilot, "a session log"),
+        (copilot, "a log of JSON events"),
         (trajectory, "a SWE-agent trajectory"),
         (hands, "an openhands session log"),
+        (long, "an openhands session log"),
     ):
         before = target.read_bytes()
         result = runner.invoke(
@@ -1055,3 +1063,41 @@ def test_a_full_device_is_said_of_the_output_or_the_temporary_directory(
         f"directory {small_device} (TMPDIR): No space left on device; catalog {catalog} is as "
         "before this ingest\n"
     )
+
+
+def test_what_a_killed_export_left_inside_its_target_is_removed_first(
+    tmp_path: Path, workdir: Path
+) -> None:
+    """An export into a mount point (or a directory whose parent takes no new one) stages
+    inside its target; killed, it left that directory there, and every later export was
+    refused (`it holds files this command did not write`) before it was cleared."""
+    ended = subprocess.Popen([sys.executable, "-c", "pass"])
+    ended.wait()
+    target = tmp_path / "ex"
+    stale = target / f".ex.{ended.pid}-{writes._HOST}.k1ll_3d0"
+    (stale / "events").mkdir(parents=True)
+    (stale / "events" / "part-0.parquet").write_bytes(b"PAR1")
+    result = runner.invoke(app, ["export", "--workdir", str(workdir), "--parquet", str(target)])
+    assert result.exit_code == 0, result.output
+    assert sorted(e.name for e in target.iterdir()) == [".mur-trace-export", "events", "findings"]
+
+
+def test_a_spark_output_whose_parent_takes_no_new_directory_is_refused_before_the_job(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Staged inside the output, as an export is, the output could not be moved into its
+    own staging directory: `[Errno 22] Invalid argument` after the whole job. It is refused
+    first, as before (`cannot write …: Permission denied`). As root nothing is refused: the
+    refusal is simulated."""
+    target = tmp_path / "sout"
+    target.mkdir()
+    real_mkdtemp = writes.tempfile.mkdtemp
+
+    def mkdtemp(prefix: str = "", dir: str | None = None) -> str:  # noqa: A002
+        if Path(dir or "") == tmp_path:
+            raise PermissionError(13, "Permission denied")
+        return real_mkdtemp(prefix=prefix, dir=dir)
+
+    monkeypatch.setattr(writes.tempfile, "mkdtemp", mkdtemp)
+    with pytest.raises(MurTraceError, match="Permission denied"), replaced_directory(target, ".m"):
+        raise AssertionError("the job ran")
