@@ -932,7 +932,9 @@ def report(
     ] = None,
     last: Annotated[
         int | None,
-        typer.Option(help="Only the N most recently created sessions.", parser=_count),
+        typer.Option(
+            help="Only the N most recently created sessions.", parser=_count, metavar="<integer>"
+        ),
     ] = None,
     since: Annotated[
         str | None, typer.Option(help="Only sessions created within 30m, 2h, 1d, ...")
