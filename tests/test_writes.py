@@ -968,6 +968,19 @@ def test_synth_into_a_mount_point_writes_its_parts_into_it(
     assert sorted(e.name for e in tmp_path.iterdir()) == ["point", "source"]
 
 
+def _no_new_directory_in(parent: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Writes' temporary directories refused in `parent` (`Permission denied`), as a
+    directory of root's refuses a user's: as root nothing is refused."""
+    real_mkdtemp = writes.tempfile.mkdtemp
+
+    def mkdtemp(prefix: str = "", dir: str | None = None) -> str:  # noqa: A002
+        if Path(dir or "") == parent:
+            raise PermissionError(13, "Permission denied")
+        return real_mkdtemp(prefix=prefix, dir=dir)
+
+    monkeypatch.setattr(writes.tempfile, "mkdtemp", mkdtemp)
+
+
 def test_an_export_into_a_directory_whose_parent_takes_no_new_one_is_written(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, workdir: Path
 ) -> None:
@@ -976,14 +989,7 @@ def test_an_export_into_a_directory_whose_parent_takes_no_new_one_is_written(
     nothing is refused: the refusal is simulated."""
     target = tmp_path / "out"
     target.mkdir()
-    real_mkdtemp = writes.tempfile.mkdtemp
-
-    def mkdtemp(prefix: str = "", dir: str | None = None) -> str:  # noqa: A002
-        if Path(dir or "") == tmp_path:
-            raise PermissionError(13, "Permission denied")
-        return real_mkdtemp(prefix=prefix, dir=dir)
-
-    monkeypatch.setattr(writes.tempfile, "mkdtemp", mkdtemp)
+    _no_new_directory_in(tmp_path, monkeypatch)
     result = runner.invoke(app, ["export", "--parquet", str(target), "--workdir", str(workdir)])
     assert result.exit_code == 0, result.output
     assert sorted(e.name for e in target.iterdir()) == [".mur-trace-export", "events", "findings"]
@@ -1091,13 +1097,6 @@ def test_a_spark_output_whose_parent_takes_no_new_directory_is_refused_before_th
     refusal is simulated."""
     target = tmp_path / "sout"
     target.mkdir()
-    real_mkdtemp = writes.tempfile.mkdtemp
-
-    def mkdtemp(prefix: str = "", dir: str | None = None) -> str:  # noqa: A002
-        if Path(dir or "") == tmp_path:
-            raise PermissionError(13, "Permission denied")
-        return real_mkdtemp(prefix=prefix, dir=dir)
-
-    monkeypatch.setattr(writes.tempfile, "mkdtemp", mkdtemp)
+    _no_new_directory_in(tmp_path, monkeypatch)
     with pytest.raises(MurTraceError, match="Permission denied"), replaced_directory(target, ".m"):
         raise AssertionError("the job ran")
