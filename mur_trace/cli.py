@@ -81,6 +81,7 @@ from .sessions import (
     kind_of,
     real_paths,
     resolve_session,
+    rust_count,
     select_sessions,
     session_at,
 )
@@ -192,18 +193,13 @@ def _file_name(value: str | Path) -> Path:
     return Path(text)
 
 
-#: The largest count `mur trace` reads (Rust's `usize`, on 64 bits).
-COUNT_MAX = 2**64 - 1
-
-
 def _count(value: str | int) -> int:
-    """A count as `mur trace` reads `--last` (Rust's `usize`): ASCII digits, a `+` before
-    them at most, below 2^64. Python's int() took ` 3`, `٣` (an Arabic-Indic three) and
-    `1_0`, and any size."""
-    text = str(value)
-    if not re.fullmatch(r"\+?[0-9]+", text) or int(text) > COUNT_MAX:
-        raise typer.BadParameter(f"{text!r} is not a count (ASCII digits, below 2^64)")
-    return int(text)
+    """`--last` as `mur trace` reads it (`sessions.rust_count`): Python's int() took ` 3`,
+    `٣` (an Arabic-Indic three), `1_0`, and any size."""
+    number = rust_count(str(value))
+    if number is None:
+        raise typer.BadParameter(f"{str(value)!r} is not a count (ASCII digits, below 2^64)")
+    return number
 
 
 PathsArg = Annotated[

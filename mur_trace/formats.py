@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import stat
 from collections.abc import Iterable
 from pathlib import Path
@@ -152,9 +153,61 @@ def mismatch(path: str, forced: str, format_in: str) -> str | None:
     found = recognise(path)
     if found is None or found == forced:
         return None
-    name = option_name(found)
-    article = "an" if name[0] in "aeiou" else "a"
-    return f"{path}: {article} {name} log, not {format_in} (--format-in {format_in})"
+    return f"{path}: {_named(found)} log, not {format_in} (--format-in {format_in})"
+
+
+def _named(reader_name: str) -> str:
+    """A reader's `--format-in` name with its article: `a codex`, `an openhands`."""
+    name = option_name(reader_name)
+    return f"{'an' if name[0] in 'aeiou' else 'a'} {name}"
+
+
+#: How many lines of a file's start `log_kind` looks at.
+LOG_LINES = 16
+
+
+def log_kind(path: str | os.PathLike[str]) -> str | None:
+    """What session log a file is, in words (`a Murmur trace`, `a claude-code session log`),
+    for a write that must not replace one (`writes.check_overwrite`); None when nothing
+    says it is one. Its first line (`recognise`), else any of its first `LOG_LINES` lines:
+    after a byte order mark, past a torn or garbage first line, one that is a JSON object a
+    reader knows or that names an `event_type` or a `type` (no output of mur-trace has
+    either key: GitHub Copilot's `events.jsonl`, a log of no format read here), or one too
+    long to read here whose opening keys tell; and a SWE-agent trajectory (one JSON
+    document over many lines, with a `"trajectory"` list)."""
+    kind = recognise(path)
+    if kind is None:
+        try:
+            with open(path, "rb") as f:
+                head = f.read(HEAD_BYTES).decode("utf-8", errors="replace").removeprefix("\ufeff")
+        except OSError:
+            return None
+        if re.match(r'\s*\{\s*"[^"]*"\s*:', head) and re.search(r'"trajectory"\s*:\s*\[', head):
+            return "a SWE-agent trajectory"
+        kind = _of_lines(head.splitlines()[:LOG_LINES])
+    if kind is None:
+        return None
+    if kind == "murmur":
+        return "a Murmur trace"
+    return "a log of JSON events" if kind == "log" else f"{_named(kind)} session log"
+
+
+def _of_lines(lines: list[str]) -> str | None:
+    """The reader of the first of `lines` that names one (`log` for a JSON object with a
+    `type` or an `event_type` no reader knows); None when none does."""
+    for line in lines:
+        try:
+            value = json.loads(line)
+        except ValueError:  # torn, or longer than what was read: its opening keys tell
+            kind = _of_prefix(line) if line.lstrip().startswith("{") else None
+            if kind is not None:
+                return kind
+            continue
+        if isinstance(value, dict):
+            kind = _of_object(value)
+            if kind is not None or "type" in value or "event_type" in value:
+                return kind or "log"
+    return None
 
 
 # ── the agents' usual places ──────────────────────────────────────────────────

@@ -293,7 +293,7 @@ def file_problem(path: str, what: str = "trace file") -> Skipped | None:
         return Skipped(path, E_IO_003, f"failed to read {shown}: {exc.strerror}")
     if stat.S_ISDIR(mode):
         if what == "trace file" and not path.endswith(".jsonl"):
-            # a workdir among other paths that gave no session (sessions.trace_paths)
+            # a workdir among other paths that gave no session (sessions.discover)
             if not os.access(path, os.R_OK | os.X_OK):
                 return Skipped(path, E_IO_003, f"failed to read {shown}: Permission denied")
             return Skipped(path, E_TRC_002, f"no sessions found in workdir at {shown}")

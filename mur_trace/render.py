@@ -95,7 +95,7 @@ def _stream(rel: duckdb.DuckDBPyRelation, fd: int, options: str) -> None:
     failed: list[OSError] = []
     reading = threading.Lock()  # held while `source` is this pipe's and open
     source_open = [True]
-    was_cut: list[bool] = []
+    was_cut = threading.Event()
 
     def drain() -> None:
         try:
@@ -119,7 +119,7 @@ def _stream(rel: duckdb.DuckDBPyRelation, fd: int, options: str) -> None:
                 os.close(unused)
                 os.dup2(ended, source)
                 os.close(ended)
-                was_cut.append(True)
+                was_cut.set()
 
     thread = threading.Thread(target=drain, name="mur-trace rows", daemon=True)
     thread.start()
@@ -129,7 +129,7 @@ def _stream(rel: duckdb.DuckDBPyRelation, fd: int, options: str) -> None:
     except BaseException as exc:  # an error, an interrupt: what is left unsent is dropped
         os.close(sink)
         if isinstance(exc, duckdb.IOException):  # why DuckDB's write failed: the thread's
-            if was_cut:  # (a handler that raised nothing: stopped all the same, not a
+            if was_cut.is_set():  # (a handler that raised nothing: stopped all the same, not a
                 raise KeyboardInterrupt from None  # reader gone, which exits 0 in silence)
             thread.join(timeout=1.0)  # (not waiting on a writer DuckDB may not have closed)
             if failed:
@@ -139,7 +139,7 @@ def _stream(rel: duckdb.DuckDBPyRelation, fd: int, options: str) -> None:
     thread.join()  # the rows all sent
     if failed:
         raise failed[0]
-    if was_cut:  # cut as the last rows went: not all of them were sent
+    if was_cut.is_set():  # cut as the last rows went: not all of them were sent
         raise KeyboardInterrupt
 
 

@@ -241,9 +241,11 @@ def discover(
         elif kind == WORKDIR:
             try:
                 found.extend(_workdir_sessions(path))
-            except MurTraceError:  # among other paths, skipped as a trace that cannot be
-                if len(paths) == 1:  # read is (loading says why: load.file_problem)
+            except MurTraceError:
+                if len(paths) == 1:
                     raise
+                # among other paths, skipped as a file that cannot be read is: loading
+                # says why (load.file_problem)
                 found.append(str(path))
         elif kind == FILE:  # loading reads it or says why not; with its subagents, if any
             found.extend(formats.with_subagents(path))
@@ -316,13 +318,11 @@ def _ordinal(
     known: Mapping[str, str] | None,
     where: str | None,
 ) -> Path:
-    # as `mur trace` reads them (Rust's `usize`): ASCII digits, a `+` before them at most,
-    # below 2^64 (Python's int() takes `1_0`, `١`, ` 1`, `-1`, any size)
-    if not re.fullmatch(r"\+?[0-9]+", arg[1:]) or int(arg[1:]) >= 2**64:
+    n = rust_count(arg[1:])  # as `mur trace` reads an ordinal
+    if n is None:
         raise MurTraceError(
             E_TRC_002, _label(label, f"invalid ordinal '{arg}' — expected @1, @2, ...")
         )
-    n = int(arg[1:])
     if n < 1:
         raise MurTraceError(E_TRC_002, _label(label, "ordinal must be @1 or higher"))
     names = _newest(workdir, known, where)
@@ -457,16 +457,25 @@ def _not_one_session(arg: str, directory: Path) -> str:
     return f"{arg} is a directory that holds no session"
 
 
+def rust_count(text: str) -> int | None:
+    """`text` as a count, as `mur trace` reads one (Rust's `usize` and `u64` on 64 bits):
+    ASCII digits, a `+` before them at most, below 2^64; None when it is none. (Python's
+    int() takes ` 1`, `1_0`, `١`, `-1`, and any size.)"""
+    if not re.fullmatch(r"\+?[0-9]+", text):
+        return None
+    number = int(text)
+    return number if number < 2**64 else None
+
+
 def parse_since(value: str) -> int:
     """`30m`, `2h`, `1d` in milliseconds; anything else is an E-TRC-002 error."""
     units = {"m": 60_000, "h": 3_600_000, "d": 86_400_000}
-    number, unit = value[:-1], value[-1:]
-    # as `mur trace` reads it (Rust's `u64`): ASCII digits, a `+` before them at most
-    if unit not in units or not re.fullmatch(r"\+?[0-9]+", number) or int(number) >= 2**64:
+    number = rust_count(value[:-1])
+    if value[-1:] not in units or number is None:
         raise MurTraceError(
             E_TRC_002, f"unrecognised --since format '{value}' — expected <N>m, <N>h, or <N>d"
         )
-    return int(number) * units[unit]
+    return number * units[value[-1]]
 
 
 def created_ms(session_name: str) -> int | None:

@@ -431,12 +431,12 @@ def check_stdout(
 
 def check_overwrite(target: PathLike) -> None:
     """Refuse (E-IO-004) to write over an existing file that holds what no output of ours
-    does: an agent's session log (its first line says so: `formats.recognise`) or a DuckDB
-    database (a catalog may hold the only copy of what it ingested), inputs of this command
-    or not. `-o another_session/trace.jsonl` replaced that session's trace, and `-o
-    old.duckdb` a catalog, with findings. Two reads of the file's start; nothing for a file
-    that is not there, not regular, or not readable."""
-    from .formats import option_name, recognise
+    does: an agent's session log (`formats.log_kind`) or a DuckDB database (a catalog may
+    hold the only copy of what it ingested), inputs of this command or not. `-o
+    another_session/trace.jsonl` replaced that session's trace, and `-o old.duckdb` a
+    catalog, with findings. A few reads of the file's start; nothing for a file that is not
+    there, not regular, or not readable."""
+    from .formats import log_kind
 
     shell_opened = _descriptor(target)
     if shell_opened is not None:  # written through, as the shell opened it: never emptied
@@ -450,59 +450,14 @@ def check_overwrite(target: PathLike) -> None:
     if duckdb_file(target):
         what = "a DuckDB database"
     else:
-        kind = recognise(target) or _log_kind(target)
-        if kind is None:
+        what = log_kind(target)
+        if what is None:
             return
-        named = {
-            "murmur": "a Murmur trace",
-            "log": "a log of JSON events",
-            "traj": "a SWE-agent trajectory",
-        }
-        if kind in named:
-            what = named[kind]
-        else:
-            name = option_name(kind)
-            what = f"{'an' if name[0] in 'aeiou' else 'a'} {name} session log"
     raise MurTraceError(
         E_IO_004,
         f"refusing to write {os.fspath(target)}: it is {what}, not an output of mur-trace "
         "(remove it first to write there)",
     )
-
-
-#: How many lines of an existing output's start `_log_kind` looks at.
-LOG_LINES = 16
-
-
-def _log_kind(target: PathLike) -> str | None:
-    """What session log `target` is when its first line does not say (`formats.recognise`):
-    a byte order mark before it, a torn or garbage first line, a log of no format read here
-    (GitHub Copilot's `events.jsonl`), a SWE-agent trajectory (one JSON document over many
-    lines): `murmur`, a reader's name, `log` or `traj`. The first lines of the file's start
-    are read: one that is a JSON object naming an `event_type` or a `type` (no output of
-    mur-trace has either key), or one a reader knows, makes it a log."""
-    from .formats import HEAD_BYTES, _of_object, _of_prefix
-
-    try:
-        with open(target, "rb") as f:
-            head = f.read(HEAD_BYTES).decode("utf-8", errors="replace").removeprefix("\ufeff")
-    except OSError:
-        return None
-    if re.match(r'\s*\{\s*"[^"]*"\s*:', head) and re.search(r'"trajectory"\s*:\s*\[', head):
-        return "traj"
-    for line in head.splitlines()[:LOG_LINES]:
-        try:
-            value = json.loads(line)
-        except ValueError:  # torn, or longer than what was read: its opening keys tell
-            kind = _of_prefix(line) if line.lstrip().startswith("{") else None
-            if kind is not None:
-                return kind
-            continue
-        if isinstance(value, dict):
-            kind = _of_object(value)
-            if kind is not None or "type" in value or "event_type" in value:
-                return kind or "log"
-    return None
 
 
 def _streamed(real: Path) -> bool:

@@ -43,26 +43,28 @@
 -- @column result_whole  BOOLEAN  A Read's result held the whole file (NULL when the log does not say).
 -- @column first_line    BIGINT   First line of the file a Read returned (`toolUseResult.file`, else its `offset`).
 -- @column last_line     BIGINT   Last line it returned (else `offset` + `limit` - 1).
-WITH tools(tool, effect, note) AS (
+WITH tools(tool, effect, even_failed, note) AS (
     -- what Claude Code's own tools do to the resource their input names; a tool not listed
-    -- declares nothing (its effect is unknown); Bash goes through shell inference
+    -- declares nothing (its effect is unknown); Bash goes through shell inference. An
+    -- effect is declared when the call succeeded (as Murmur's editor does: an Edit whose
+    -- text was not found wrote nothing), or whatever it ended in (`even_failed`)
     VALUES
-        ('Read', 'read', 'file_path, optional offset/limit'),
-        ('NotebookRead', 'read', 'notebook_path'),
-        ('Grep', 'read', 'path (a file or a directory), pattern'),
-        ('Glob', 'read', 'path (a directory), pattern'),
-        ('LS', 'read', 'path (a directory)'),
-        ('WebFetch', 'read', 'url (no path: takes no part)'),
-        ('WebSearch', 'read', 'query (no path: takes no part)'),
-        ('Edit', 'mutate', 'file_path'),
-        ('MultiEdit', 'mutate', 'file_path'),
-        ('Write', 'mutate', 'file_path'),
-        ('NotebookEdit', 'mutate', 'notebook_path'),
+        ('Read', 'read', false, 'file_path, optional offset/limit'),
+        ('NotebookRead', 'read', false, 'notebook_path'),
+        ('Grep', 'read', false, 'path (a file or a directory), pattern'),
+        ('Glob', 'read', false, 'path (a directory), pattern'),
+        ('LS', 'read', false, 'path (a directory)'),
+        ('WebFetch', 'read', false, 'url (no path: takes no part)'),
+        ('WebSearch', 'read', false, 'query (no path: takes no part)'),
+        ('Edit', 'mutate', false, 'file_path'),
+        ('MultiEdit', 'mutate', false, 'file_path'),
+        ('Write', 'mutate', false, 'file_path'),
+        ('NotebookEdit', 'mutate', false, 'notebook_path'),
         -- a subagent (2.x writes its lines to a file of its own; `Agent` from 2.1.63): its
         -- edits may have changed any file, a change that names no resource (the context
-        -- policy's declared_in_file), declared whether it ended well or not
-        ('Task', 'mutate', 'description, prompt, subagent_type: no path'),
-        ('Agent', 'mutate', 'the same tool, renamed')
+        -- policy's declared_in_file); one stopped midway may have written
+        ('Task', 'mutate', true, 'description, prompt, subagent_type: no path'),
+        ('Agent', 'mutate', true, 'the same tool, renamed')
 ),
 src AS (
     SELECT trace_path, line, raw, final_piece
@@ -182,7 +184,8 @@ calls AS (
         r.exit_code,
         r.tool_use_result,
         r.call_id IS NOT NULL AS answered,
-        t.effect
+        t.effect,
+        t.even_failed
     FROM uses AS u
     LEFT JOIN messages AS m USING (trace_path, message_id)
     LEFT JOIN results AS r USING (trace_path, call_id)
@@ -277,10 +280,8 @@ events AS (
         CASE WHEN answered THEN output_bytes END AS output_bytes,
         elapsed(ts, result_ts) AS duration_ms,
         CASE WHEN is_error THEN 'error' WHEN answered THEN 'ok' END AS status,
-        -- declared only when the call succeeded, as Murmur's editor does: an Edit whose
-        -- text was not found wrote nothing (a subagent stopped midway may have written)
-        CASE WHEN NOT coalesce(is_error, false) OR tool_name IN ('Task', 'Agent')
-            THEN effect END AS state_effect,
+        -- as the table `tools` says: on success, or whatever the call ended in
+        CASE WHEN NOT coalesce(is_error, false) OR even_failed THEN effect END AS state_effect,
         CASE WHEN tool_name IN ('NotebookRead', 'NotebookEdit')
             THEN input ->> '$.notebook_path' END AS resource_id,
         cwd,

@@ -37,12 +37,14 @@
 -- @column first_line  BIGINT   First line of the file a read returned, when known.
 -- @column last_line   BIGINT   Last line it returned (NULL: to the end).
 -- @column file_session VARCHAR The session the event belongs to (`session_id`): a file holds several.
-WITH tools(tool, effect) AS (
-    -- what OpenHands' actions do to the path they name; a code cell (`run_ipython`) and a
-    -- delegation to another agent name none and may change any file: a change that names no
-    -- resource (the context policy's declared_in_file), declared whether they ended well
-    VALUES ('read', 'read'), ('edit', 'mutate'), ('write', 'mutate'),
-        ('run_ipython', 'mutate'), ('delegate', 'mutate')
+WITH tools(tool, effect, even_failed) AS (
+    -- what OpenHands' actions do to the path they name, declared when the action succeeded
+    -- (as Murmur's editor does: a failed edit, `ERROR: ...`, wrote nothing) or whatever it
+    -- ended in (`even_failed`); a code cell (`run_ipython`) and a delegation to another
+    -- agent name no path and may change any file, a change that names no resource (the
+    -- context policy's declared_in_file), even one that failed midway
+    VALUES ('read', 'read', false), ('edit', 'mutate', false), ('write', 'mutate', false),
+        ('run_ipython', 'mutate', true), ('delegate', 'mutate', true)
 ),
 src AS (
     SELECT trace_path, line, raw, final_piece
@@ -260,10 +262,7 @@ events AS (
             WHEN c.failed THEN 'error'
             ELSE 'ok'
         END AS status,
-        -- declared only when the call succeeded, as Murmur's editor does: a failed edit
-        -- (`ERROR: ...`) wrote nothing
-        CASE WHEN NOT c.failed OR c.action IN ('run_ipython', 'delegate') THEN t.effect END
-            AS state_effect,
+        CASE WHEN NOT c.failed OR t.even_failed THEN t.effect END AS state_effect,
         CASE WHEN c.action = 'read' THEN
             json_type(c.args, '$.view_range') IS DISTINCT FROM 'ARRAY' AND NOT c.clipped
         END AS result_whole,
