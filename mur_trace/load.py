@@ -301,8 +301,14 @@ def file_problem(path: str, what: str = "trace file") -> Skipped | None:
     if not stat.S_ISREG(mode):
         return Skipped(path, E_IO_003, f"failed to read {shown}: not a regular file")
     if not os.access(path, os.R_OK):
-        # as the system says it (`strerror`) when it refuses the open itself
-        return Skipped(path, E_IO_003, f"failed to read {shown}: Permission denied")
+        # refused, or deleted (and maybe written again) since the `stat`: the open says which,
+        # as the system says it (`strerror`)
+        try:
+            os.close(os.open(path, os.O_RDONLY | os.O_NONBLOCK))
+        except FileNotFoundError:
+            return Skipped(path, E_IO_001, f"{what} not found: {shown}")
+        except OSError as exc:
+            return Skipped(path, E_IO_003, f"failed to read {shown}: {exc.strerror}")
     if shown != path:
         return Skipped(path, E_IO_003, f"failed to read {shown}: its name is not UTF-8 text")
     return None
@@ -310,14 +316,16 @@ def file_problem(path: str, what: str = "trace file") -> Skipped | None:
 
 def unread_file(exc: duckdb.IOException, paths: Iterable[str]) -> tuple[str, str] | None:
     """The file of `paths` DuckDB failed to read (`exc` names it: a file cut shorter while
-    it was read, `Failed to read file 'x' at offset 23, unexpected EOF`), and the message
-    that says why; None when it names none of them."""
+    it was read, `Failed to read file 'x' at offset 23, unexpected EOF`; one deleted
+    between DuckDB's listing and its opening, `Cannot open file "x": No such file or
+    directory`), and the message that says why; None when it names none of them."""
     said = str(exc)
     for path in paths:
-        quoted = f"'{as_text(path)}'"
-        if quoted in said:
-            detail = said.split(quoted, 1)[1].strip(" :,") or "it could not be read"
-            return path, f"failed to read {as_text(path)}: it changed while it was read ({detail})"
+        for quoted in (f"'{as_text(path)}'", f'"{as_text(path)}"'):
+            if quoted in said:
+                detail = said.split(quoted, 1)[1].strip(" :,") or "it could not be read"
+                why = f"it changed while it was read ({detail})"
+                return path, f"failed to read {as_text(path)}: {why}"
     return None
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import functools
+import importlib
 import io
 import json
 import os
@@ -536,6 +537,59 @@ def test_a_trace_cut_shorter_while_it_is_read_is_skipped(tmp_path: Path, command
     assert "it changed while it was read" in ingested.stderr
     found = mur_trace.find_redundant(workdir=workdir)  # no duckdb.IOException
     assert [s.trace_path for s in found.skipped] == [str(cut)]
+
+
+@pytest.mark.parametrize("policy", ["reference", "context"])
+def test_a_trace_deleted_as_duckdb_opens_it_is_skipped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, policy: str
+) -> None:
+    """An agent that writes its trace anew (delete, then write) can remove it between
+    DuckDB's listing and its opening: `Cannot open file "…"` names it in double quotes,
+    which was not recognised, and the API raised duckdb.IOException (the command line
+    stopped whole, exit 2). DuckDB's error is made here, once, where loading reads."""
+    load = importlib.import_module("mur_trace.load")  # `mur_trace.load` is the function
+    session(tmp_path, GOOD)
+    gone = session(tmp_path, GOOD, "ses_01a2173551a070028000000000003dde")
+    real = load.read_other_formats
+    raised: list[str] = []
+
+    def vanishing(*args, **kwargs):
+        if not raised:
+            raised.append(str(gone))
+            said = f'IO Error: Cannot open file "{gone}": No such file or directory'
+            raise duckdb.IOException(said)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(load, "read_other_formats", vanishing)
+    found = mur_trace.find_redundant(workdir=tmp_path / "workdir", policy=policy)
+    assert raised == [str(gone)]
+    assert [(s.trace_path, s.code, s.message) for s in found.skipped] == [
+        (
+            str(gone),
+            "E-IO-003",
+            f"failed to read {gone}: it changed while it was read (No such file or directory)",
+        )
+    ]
+    assert found.sessions == 1
+
+
+def test_a_trace_deleted_between_its_checks_is_not_found(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Deleted between the `stat` and the test of access of its check: it was said to be
+    refused (`Permission denied`), not gone."""
+    load = importlib.import_module("mur_trace.load")
+    gone = session(tmp_path, GOOD)
+    real = os.access
+
+    def deleting(path, mode, **kwargs):
+        if str(path) == str(gone) and gone.exists():
+            gone.unlink()
+        return real(path, mode, **kwargs)
+
+    monkeypatch.setattr(load.os, "access", deleting)
+    problem = load.file_problem(str(gone))
+    assert (problem.code, problem.message) == ("E-IO-001", f"trace file not found: {gone}")
 
 
 def test_a_session_directory_without_a_trace(tmp_path: Path) -> None:
