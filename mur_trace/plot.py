@@ -213,10 +213,14 @@ def waste(trace: Trace, *, top: int = 12, measure: str = "output_bytes") -> Figu
 
 
 def rate(trace: Trace) -> Figure:
-    """Each session's redundancy rate (redundant calls per tool call) over time."""
-    rows = [
+    """Each session's redundancy rate (redundant calls per tool call) over time: when it
+    began (its Murmur id's time, else its first event's); a session whose trace says no
+    time is left out, and the figure says how many were."""
+    rated = [
         r for r in _records(trace._query(queries.get("plots/rate").sql)) if r["rate"] is not None
     ]
+    rows = [r for r in rated if r["created"] is not None]
+    untimed = len(rated) - len(rows)
     fig = _figure(10, 4)
     ax = fig.add_subplot()
     sizes = [20 + 3 * r["tool_calls"] ** 0.5 for r in rows]
@@ -232,7 +236,10 @@ def rate(trace: Trace) -> Figure:
         ax.plot([r["created"] for r in rows], smooth, color=_COLORS["redundant"],
                 label=f"moving mean ({window + 1} sessions)")  # fmt: skip
     ax.set_ylabel("redundant calls per tool call")
-    ax.set_title(f"redundancy rate over time ({trace.policy} policy)", fontsize=10)
+    title = f"redundancy rate over time ({trace.policy} policy)"
+    if untimed:
+        title += f"; {untimed} session{'' if untimed == 1 else 's'} with no time left out"
+    ax.set_title(title, fontsize=10)
     ax.legend(fontsize=8)
     fig.autofmt_xdate()
     return fig

@@ -626,6 +626,36 @@ def test_plot_names_a_directory_as_it_was_given(
     assert runner.invoke(app, ["plot", "timeline", one, "-o", "t.png"]).exit_code == 0
 
 
+def test_the_rate_plot_places_other_agents_sessions_at_their_first_event(
+    tmp_path: Path,
+) -> None:
+    """Another agent's session id says no time: `plot rate` left every such session out, an
+    empty figure for a directory of Claude Code or Codex sessions, with no word. They are
+    placed at their first event (the first line's `timestamp` of each file here), as
+    `export` dates them; one whose trace holds no time is left out, and the title says so."""
+    pytest.importorskip("matplotlib")
+    from mur_trace import plot
+
+    chiphuyen = (
+        REAL / "claude-code" / "chiphuyen_sniffly__d3ad4cdc-5657-435d-98fa-0035d53e383d.jsonl"
+    )
+    rollout = next((REAL / "codex").glob("*11-26-55*.jsonl"))
+    untimed = write(tmp_path / "t" / "trace.jsonl", [{"event_type": "tool_call",
+        "session_id": "untimed", "tool_name": "read_file", "input": {"path": "a"},
+        "status": "ok", "state_effect": "read"}])  # fmt: skip
+    trace = mur_trace.load([chiphuyen, rollout, untimed])
+    placed = trace.sql(queries.get("plots/rate").sql).select("session_id, created").fetchall()
+    assert [(s, str(c)) for s, c in placed] == [
+        ("d3ad4cdc-5657-435d-98fa-0035d53e383d", "2025-06-08 11:00:11.669000"),
+        ("019e1625-789d-76c0-80ab-3724b5ddb799", "2026-05-11 08:27:17.490000"),
+        ("untimed", "None"),
+    ]
+    figure = plot.rate(trace)
+    title = figure.axes[0].get_title()
+    assert title == "redundancy rate over time (reference policy); 1 session with no time left out"
+    assert len(figure.axes[0].collections[0].get_offsets()) == 2  # the two sessions, drawn
+
+
 def test_ingest_reads_a_grown_log_again_whole(tmp_path: Path) -> None:
     project = tmp_path / "p"
     lines = cc_session()

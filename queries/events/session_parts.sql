@@ -8,6 +8,7 @@
 -- @column ended      STRUCT   exit_status, duration_ms and the totals of its last session_end;
 --                             NULL when it has none.
 -- @column end_line   BIGINT   The line of that session_end.
+-- @column first_ms   BIGINT   The earliest timestamp of its events.
 SELECT
     trace_path,
     session_id,
@@ -20,8 +21,8 @@ SELECT
         total_input_tokens: total_input_tokens, total_output_tokens: total_output_tokens,
         total_tool_calls: total_tool_calls, total_shell_calls: total_shell_calls
     }, line) FILTER (WHERE event_type = 'session_end') AS ended,
-    max(line) FILTER (WHERE event_type = 'session_end') AS end_line
+    max(line) FILTER (WHERE event_type = 'session_end') AS end_line,
+    min(timestamp) AS first_ms
 FROM events
-WHERE event_type IN ('session_start', 'session_end')
-    AND trace_path IN (SELECT trace_path FROM file_sessions WHERE sessions > 1)
+WHERE trace_path IN (SELECT trace_path FROM file_sessions WHERE sessions > 1)
 GROUP BY ALL

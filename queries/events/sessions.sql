@@ -22,6 +22,7 @@
 -- @column total_tool_calls    BIGINT     From session_end.
 -- @column total_shell_calls   BIGINT     From session_end.
 -- @column events              BIGINT     Event lines in the trace.
+-- @column first_ms            BIGINT     The earliest timestamp of its events (Unix ms), NULL when none has one.
 -- @column has_session_start   BOOLEAN    The trace has a session_start.
 -- @column has_session_end     BOOLEAN    The trace has a session_end.
 -- @column complete            BOOLEAN    The trace has both.
@@ -32,6 +33,7 @@ WITH per_trace AS (
     SELECT
         trace_path,
         count(*) AS events,
+        min(timestamp) AS first_ms,
         arg_max(capsule_name, line) FILTER (WHERE event_type = 'session_start') AS capsule_name,
         arg_max(capsule_version, line) FILTER (WHERE event_type = 'session_start')
             AS capsule_version,
@@ -92,6 +94,7 @@ SELECT
     e.total_tool_calls,
     e.total_shell_calls,
     p.events,
+    p.first_ms,
     p.has_start AS has_session_start,
     e.line IS NOT NULL AS has_session_end,
     p.has_start AND e.line IS NOT NULL AS complete,

@@ -14,6 +14,8 @@
 -- @column session_id            VARCHAR  Session id (the last session_start's).
 -- @column trace_path            VARCHAR  Trace file.
 -- @column created_ms            BIGINT   Creation time from the session id (Unix ms).
+-- @column started_ms            BIGINT   When it began: created_ms, else (another agent's ids say no
+--                                        time) its first event's timestamp; NULL when neither is known.
 -- @column capsule_name          VARCHAR  From session_start.
 -- @column capsule_version       VARCHAR  From session_start.
 -- @column model                 VARCHAR  From session_start.
@@ -97,6 +99,7 @@ units AS (
         p.session_id,
         p.session_id AS part,
         created_ms(p.session_id) AS created_ms,
+        p.first_ms,
         unnest(p.started),
         unnest(p.ended),
         true AS has_session_start,
@@ -113,6 +116,7 @@ SELECT
     s.session_id,
     s.trace_path,
     s.created_ms,
+    coalesce(s.created_ms, s.first_ms) AS started_ms,
     s.capsule_name,
     s.capsule_version,
     s.model,
