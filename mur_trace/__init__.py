@@ -45,7 +45,14 @@ from .load import (
     skipped_traces,
     trace_warnings,
 )
-from .sessions import as_paths, discover, given_paths, path_argument
+from .sessions import (
+    DEFAULT_WORKDIR,
+    as_paths,
+    callback_argument,
+    discover,
+    given_paths,
+    path_argument,
+)
 from .trace import Report, SessionShow, Trace, count_argument
 
 __all__ = [
@@ -121,7 +128,18 @@ def load(
             effects=declared,
             in_order=ordered,
         )
-    files = discover(as_paths(paths), workdir)
+    try:
+        files = discover(as_paths(paths), workdir)
+    except MurTraceError as exc:
+        if require_readable:
+            raise
+        # a lone directory of no session, a workdir not found: no trace, and why
+        given = as_paths(paths)
+        where = os.fspath(given[0] if len(given) == 1 else workdir or DEFAULT_WORKDIR)
+        con = connect()
+        load_traces(con, [], format_in)
+        return Trace(con, [Skipped(where, exc.code, exc.message)], policy, rules=rules,
+                     effects=declared)  # fmt: skip
     con = connect()
     if _small(files):
         # planning, not rows, is the cost of a query over a few traces: a second thread
@@ -145,6 +163,7 @@ def _asked(
     *,
     format_in: str | None = None,
     batch_bytes: int | None = None,
+    progress: Callable[[int, int, int], None] | None = None,
     **files: str | os.PathLike[str] | None,
 ) -> list[str | os.PathLike[str]] | None:
     """What every entry point checks before a trace is read: the paths (`given_paths`),
@@ -159,6 +178,7 @@ def _asked(
     if format_in is not None:
         formats.reader(format_in)
     count_argument("batch_bytes", batch_bytes)
+    callback_argument("progress", progress)
     for name, value in files.items():
         path_argument(name, value)
     return given_paths(paths)
@@ -288,7 +308,7 @@ def run_in_batches(
     """
     paths = _asked(
         paths, policy, rules, format_in=format_in, batch_bytes=batch_bytes, workdir=workdir,
-        effects=effects,
+        effects=effects, progress=progress,
     )  # fmt: skip
     if batch_bytes is not None:  # -1, 0, 1.5 or True were taken, "x" a TypeError of its own
         batch_bytes = count_argument("batch_bytes", batch_bytes, optional=False) or None
@@ -422,7 +442,7 @@ def find_redundant(
     """
     paths = _asked(
         paths, policy, rules, format_in=format_in, batch_bytes=batch_bytes, workdir=workdir,
-        db=db, effects=effects,
+        db=db, effects=effects, progress=progress,
     )  # fmt: skip
     if db is not None and policy == "reference":  # stored in the catalog
         trace = load(paths, db=db, policy=policy, rules=rules, effects=effects)

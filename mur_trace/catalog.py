@@ -61,6 +61,7 @@ from .load import (
 from .sessions import (
     DEFAULT_WORKDIR,
     as_paths,
+    callback_argument,
     catalog_name,
     created_ms,
     discover,
@@ -477,6 +478,9 @@ def ingest(
     """
     for name, value in (("db", db), ("workdir", workdir)):
         path_argument(name, value)
+    callback_argument("progress", progress)
+    if format_in is not None:
+        formats.reader(format_in)
     # a list: an iterator (Path.glob) would be used up by the first attempt
     arguments = (db, as_paths(given_paths(paths)), workdir, rebuild, strict, progress, format_in)
     try:

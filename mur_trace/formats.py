@@ -14,7 +14,7 @@ import stat
 from collections.abc import Iterable
 from pathlib import Path
 
-from .errors import E_TRC_001, MurTraceError
+from .errors import E_TRC_001, MurTraceError, UsageError
 
 #: Format names as `--format-in` takes them -> the reader's name (queries/formats/<name>.sql);
 #: `murmur` is read by queries/load/lines.sql.
@@ -48,7 +48,10 @@ CLAUDE_TYPES = {
 
 
 def reader(name: str) -> str:
-    """The reader of a `--format-in` name; an unknown name is E-TRC-001."""
+    """The reader of a `--format-in` name; an unknown name is E-TRC-001, a value that is no
+    name at all E-CLI-001."""
+    if not isinstance(name, str):
+        raise UsageError(f"format_in is a format's name ({', '.join(FORMATS)}), not {name!r}")
     if name not in FORMATS:
         raise MurTraceError(
             E_TRC_001, f"unknown format {name!r}; known formats: {', '.join(FORMATS)}"

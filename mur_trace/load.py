@@ -394,6 +394,8 @@ def set_effects(
         raise UsageError(
             "effects are (tool, field, value, effect) rows; a file is read by read_effects"
         )
+    if not isinstance(effects, Iterable):
+        raise UsageError(f"effects are (tool, field, value, effect) rows, not {effects!r}")
     from .effects import EFFECTS  # which imports this module
 
     rows = list(effects)

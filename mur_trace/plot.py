@@ -13,12 +13,10 @@ from typing import TYPE_CHECKING, Any
 
 from . import queries
 from .errors import E_IO_004, MurTraceError, UsageError, visible
-from .trace import count_argument
+from .trace import Trace, count_argument
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
-
-    from .trace import Trace
 
 KINDS = ("timeline", "waste", "rate")
 _COLORS = {"read": "#1f77b4", "mutate": "#2ca02c", "unknown": "#7f7f7f", "redundant": "#d62728"}
@@ -142,6 +140,7 @@ def _figure(width: float, height: float) -> Figure:
 def timeline(trace: Trace, trace_path: str | None = None, *, max_resources: int = 25) -> Figure:
     """One session's calls by line, one row per resource: reads, changes, and redundant
     reads in red, each linked to the read it repeats."""
+    _a_trace("plot.timeline()", trace)
     # named as `show` names it (a path that was not loaded drew an empty figure)
     trace_path = trace._analysed("plot.timeline()", trace_path)
     max_resources = count_argument("max_resources", max_resources, optional=False)
@@ -192,6 +191,7 @@ def waste(trace: Trace, *, top: int = 12, measure: str = "output_bytes") -> Figu
     if measure not in WASTE_MEASURES:  # it was a KeyError; E-CLI-001, as any wrong value
         raise UsageError(f"unknown measure {measure!r}; known: {', '.join(WASTE_MEASURES)}")
     top = count_argument("top", top, optional=False)
+    _a_trace("plot.waste()", trace)
     trace._usable("plot.waste()", events=True)
     rows = _records(trace._query(queries.get("plots/waste").sql))
     fig = _figure(11, 4.5)
@@ -216,6 +216,7 @@ def rate(trace: Trace) -> Figure:
     """Each session's redundancy rate (redundant calls per tool call) over time: when it
     began (its Murmur id's time, else its first event's); a session whose trace says no
     time is left out, and the figure says how many were."""
+    _a_trace("plot.rate()", trace)
     rated = [
         r for r in _records(trace._query(queries.get("plots/rate").sql)) if r["rate"] is not None
     ]
@@ -243,6 +244,14 @@ def rate(trace: Trace) -> Figure:
     ax.legend(fontsize=8)
     fig.autofmt_xdate()
     return fig
+
+
+def _a_trace(what: str, trace: object) -> None:
+    """Refuse (E-CLI-001) what is not a Trace: a `Findings` of `find_redundant`, a path."""
+    if not isinstance(trace, Trace):
+        raise UsageError(
+            f"{what} draws a Trace (mur_trace.load or summarise), not {type(trace).__name__}"
+        )
 
 
 def _records(rel: Any) -> list[dict[str, Any]]:

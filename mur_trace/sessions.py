@@ -136,6 +136,15 @@ def path_argument(name: str, value: object) -> None:
         not isinstance(value, str | os.PathLike) or isinstance(os.fspath(value), bytes)
     ):
         raise UsageError(f"{name} is a path (str or os.PathLike), not {value!r}")
+    if value is not None and "\0" in os.fspath(value):  # no system takes it: a ValueError
+        raise UsageError(f"{name} is a path, and no path holds a NUL character: {value!r}")
+
+
+def callback_argument(name: str, value: object) -> None:
+    """Refuse (`UsageError`) a value of the Python API's argument `name` that is neither
+    None nor callable: it was a TypeError once the first batch had been read."""
+    if value is not None and not callable(value):
+        raise UsageError(f"{name} is a function (or None), not {value!r}")
 
 
 def given_paths(
@@ -154,6 +163,8 @@ def given_paths(
     for path in given:
         if not isinstance(path, str | os.PathLike) or isinstance(os.fspath(path), bytes):
             raise UsageError(f"paths are str or os.PathLike, not {path!r}")
+        if "\0" in os.fspath(path):  # no system takes it: a ValueError from the first stat
+            raise UsageError(f"no path holds a NUL character: {path!r}")
     if not given:
         raise MurTraceError(E_TRC_002, "no traces given: paths is empty (None names every session)")
     return given

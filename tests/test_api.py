@@ -881,3 +881,52 @@ def test_errors_survive_pickling() -> None:
     )  # fmt: skip
     usage = pickle.loads(pickle.dumps(UsageError("bad")))
     assert (type(usage), usage.code, usage.message) == (UsageError, "E-CLI-001", "bad")
+
+
+def test_arguments_of_the_wrong_kind_are_refused_before_anything_is_read(
+    sample_workdir: Path, tmp_path: Path
+) -> None:
+    """Each was a TypeError, AttributeError or ValueError from inside (`progress` once the
+    first batch had been read), where the API refuses a wrong argument with E-CLI-001."""
+    pytest.importorskip("matplotlib")
+    from mur_trace import plot
+
+    trace = mur_trace.load(workdir=sample_workdir)
+    found = mur_trace.find_redundant(workdir=sample_workdir)
+    listed = ["codex"]
+    assert "format's name" in _refused(
+        lambda: mur_trace.load(workdir=sample_workdir, format_in=listed)
+    )
+    assert "function" in _refused(
+        lambda: mur_trace.find_redundant(workdir=sample_workdir, progress="x")
+    )
+    from mur_trace.catalog import ingest
+
+    catalog = tmp_path / "c.duckdb"
+    assert "function" in _refused(lambda: ingest(catalog, workdir=sample_workdir, progress=3))
+    assert not catalog.exists()
+    assert "rows" in _refused(lambda: trace.set_effects(None))
+    assert "not Findings" in _refused(lambda: plot.waste(found))
+    assert "not NoneType" in _refused(lambda: plot.rate(None))
+    assert "not str" in _refused(lambda: plot.timeline("x"))
+    assert "NUL" in _refused(lambda: mur_trace.load(["a\0b"]))
+    assert "NUL" in _refused(lambda: mur_trace.load(workdir="a\0b"))
+
+
+def test_a_lone_directory_of_no_session_is_skipped_when_nothing_need_be_readable(
+    tmp_path: Path,
+) -> None:
+    """`require_readable=False` returns a Trace whose `skipped` says why, as the docstring
+    promises; a directory of no session, or a workdir not found, alone raised anyway."""
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    trace = mur_trace.load([empty], require_readable=False)
+    assert [(s.trace_path, s.code) for s in trace.skipped] == [(str(empty), "E-TRC-002")]
+    assert trace.session_count() == 0
+    assert (
+        _refused(lambda: trace.report(), "E-TRC-002") == f"no sessions found in workdir at {empty}"
+    )
+    gone = mur_trace.load(workdir=tmp_path / "nowhere", require_readable=False)
+    nowhere = str(tmp_path / "nowhere")
+    assert [(s.trace_path, s.code) for s in gone.skipped] == [(nowhere, "E-IO-001")]
+    _refused(lambda: mur_trace.load([empty]), "E-TRC-002")  # by default, raised
