@@ -539,10 +539,20 @@ class Relations:
         for used in self.uses(sql):
             if used != name:
                 self.ensure(used, (*_path, name))
-        if name in self.materialised:
-            materialise(self.con, name, sql)
-        else:
-            self.con.execute(f"CREATE OR REPLACE TEMP VIEW {name} AS {sql}")
+        try:
+            if name in self.materialised:
+                materialise(self.con, name, sql)
+            else:
+                self.con.execute(f"CREATE OR REPLACE TEMP VIEW {name} AS {sql}")
+        except duckdb.CatalogException as exc:
+            if "Existing object" not in str(exc):
+                raise
+            # a user's own temporary table of that name on the connection (it was DuckDB's
+            # `Existing object "steps" is of type Table, trying to replace with type View`)
+            raise UsageError(
+                f"the connection holds a temporary table {name!r} of its own, a name the "
+                'library\'s views take (README, "The connection of a Trace"): name it otherwise'
+            ) from None
         self.created.add(name)
 
     def ensure_all(self, sql: str, loose: bool = False) -> None:

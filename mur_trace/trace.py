@@ -443,7 +443,19 @@ class Trace:
         if self._summary == "metrics only" and self._relations.reads(query, "events"):
             self._usable("sql()", events=True)  # it was DuckDB's `Table ... does not exist`
         self._relations.ensure_all(query, loose)
-        return plain(self.con.sql(query, params=params or None))
+        if not loose:
+            return plain(self.con.sql(query, params=params or None))
+        # a user's query may name their DataFrames or Arrow tables, which DuckDB looks for
+        # in the frame that called it (this one) unless told to look in every frame: bound
+        # now, while it looks in the caller's too (`trace.con.sql` found them, this did not)
+        ((scan_all,),) = self.con.execute(
+            "SELECT current_setting('python_scan_all_frames')"
+        ).fetchall()
+        self.con.execute("SET python_scan_all_frames = true")
+        try:
+            return plain(self.con.sql(query, params=params or None))
+        finally:
+            self.con.execute("SET python_scan_all_frames = $v", {"v": scan_all})
 
     def session_count(self) -> int:
         """Number of analysed sessions: a trace file each, or each session of a file of

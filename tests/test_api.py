@@ -930,3 +930,33 @@ def test_a_lone_directory_of_no_session_is_skipped_when_nothing_need_be_readable
     nowhere = str(tmp_path / "nowhere")
     assert [(s.trace_path, s.code) for s in gone.skipped] == [(nowhere, "E-IO-001")]
     _refused(lambda: mur_trace.load([empty]), "E-TRC-002")  # by default, raised
+
+
+def test_sql_joins_the_callers_arrow_tables(sample_workdir: Path) -> None:
+    """DuckDB finds a Python table a query names in the frame that called it: `trace.sql`
+    called it from the library's, and a notebook's table was `does not exist` there, where
+    `trace.con.sql` found it. The setting it borrows is left as it was."""
+    import pyarrow as pa
+
+    trace = mur_trace.load(workdir=sample_workdir)
+    labels = pa.table({"session_id": ["ses_01a21715468070018000000000001eef"], "label": ["good"]})  # noqa: F841 (named in the query)
+    joined = trace.sql(
+        "SELECT label, count(*) FROM tool_calls JOIN labels USING (session_id) GROUP BY 1"
+    )
+    assert joined.fetchall() == [("good", 8)]  # its 8 tool calls (sample_traces' editor session)
+    setting = "SELECT current_setting('python_scan_all_frames')"
+    assert trace.con.execute(setting).fetchall() == [(False,)]
+    trace.con.execute("SET python_scan_all_frames = true")
+    trace.sql("SELECT 1")
+    assert trace.con.execute(setting).fetchall() == [(True,)]
+
+
+def test_a_temporary_table_of_the_users_under_a_name_the_library_takes_is_refused(
+    sample_workdir: Path,
+) -> None:
+    """It was DuckDB's `Existing object "steps" is of type Table, trying to replace with
+    type View`, raw, from `trace.steps()`."""
+    trace = mur_trace.load(workdir=sample_workdir)
+    trace.con.execute("CREATE TEMP TABLE steps AS SELECT 'mine' AS x")
+    assert "temporary table 'steps' of its own" in _refused(lambda: trace.steps())
+    assert trace.con.sql("SELECT x FROM steps").fetchall() == [("mine",)]  # left as it was
