@@ -341,32 +341,64 @@ def _check_ours(db: Path, rebuild: bool) -> None:
         con.close()
 
 
-def _held(cat: duckdb.DuckDBPyConnection) -> tuple[dict[str, str | None], set[str]]:
+def _held(
+    cat: duckdb.DuckDBPyConnection,
+) -> tuple[dict[str, str | None], set[str], list[tuple[str, str]]]:
     """The traces a catalog holds, by their keys as they resolve now (a catalog of an older
     mur-trace stored paths unresolved; two that resolve to one file are one), each with
     the `--format-in` name of the format it was read as (None when its version does not
     say): what a rebuild reads again. And those of them it holds the events of (not stored
-    as unreadable), which a rebuild must read again or lose. Read in the rebuild's
-    transaction, so that an ingest committed while it waited is read again too."""
+    as unreadable), which a rebuild must read again or lose. And the traces it holds whose
+    bytes the file their path now leads to does not start with, where another trace it
+    holds resolves too (a session directory replaced by a link to another one): each with
+    that file, as a rebuild would read the one file for both and lose the other's events.
+    Read in the rebuild's transaction, so that an ingest committed while it waited is read
+    again too."""
     if not {"trace_files", "traces"} <= _tables(cat):
-        return {}, set()
+        return {}, set(), []
     # every version has trace_files and traces; not every one says a trace's format
     columns = {row[0] for row in cat.execute("DESCRIBE main.traces").fetchall()}
     read_as = "t.format" if "format" in columns else "NULL"
     stored = "t.error_code IS NULL" if "error_code" in columns else "true"
     rows = cat.execute(
-        f"SELECT f.trace_path, any_value({read_as}), bool_or(coalesce({stored}, false)) "
+        f"SELECT f.trace_path, any_value({read_as}), bool_or(coalesce({stored}, false)), "
+        "any_value(f.size), any_value(f.sha256) "
         "FROM main.trace_files AS f LEFT JOIN main.traces AS t USING (trace_path) "
-        "GROUP BY ALL ORDER BY ALL"
+        "GROUP BY f.trace_path ORDER BY ALL"
     ).fetchall()
     names = {reader: name for name, reader in formats.FORMATS.items()}
     held: dict[str, str | None] = {}
     with_events: set[str] = set()
-    for key, (_, reader, ok) in zip(trace_keys([row[0] for row in rows]), rows, strict=True):
+    stored_as: dict[str, list[tuple[str, bool, int, str]]] = {}
+    for key, (path, reader, ok, size, sha256) in zip(
+        trace_keys([row[0] for row in rows]), rows, strict=True
+    ):
         held.setdefault(key, names.get(reader))
         if ok:
             with_events.add(key)
-    return held, with_events
+        stored_as.setdefault(key, []).append((path, ok, size, sha256))
+    merged = [
+        (path, key)
+        for key, entries in stored_as.items()
+        if len({(size, sha256) for _, _, size, sha256 in entries}) > 1
+        for path, ok, size, sha256 in entries
+        if ok and not _holds_bytes(key, size, sha256)
+    ]
+    return held, with_events, merged
+
+
+def _holds_bytes(path: str, size: int | None, sha256: str | None) -> bool:
+    """Whether the file `path` starts with the bytes a catalog stored of a trace (`size`
+    bytes whose SHA-256 is `sha256`): the same trace, maybe grown since. One read of those
+    bytes, asked only of the few traces it may concern."""
+    if size is None or sha256 is None:
+        return False
+    try:
+        with open(path, "rb") as file:
+            head = file.read(size)
+    except OSError:
+        return False
+    return len(head) == size and hashlib.sha256(head).hexdigest() == sha256
 
 
 def _with_events(cat: duckdb.DuckDBPyConnection, paths: list[str]) -> set[str]:
@@ -418,23 +450,27 @@ def _rebuilt(
     return {path: fmt for path, fmt in others.items() if path not in gone}, len(gone)
 
 
-def _moved(cat: duckdb.DuckDBPyConnection, new: list[str], held: list[str]) -> list[str]:
-    """Those of the `held` traces whose file is gone and whose session a trace `new` to
-    the catalog holds, stored and readable: a session moved elsewhere, whatever its bytes
-    now (one still written when it was ingested has grown since)."""
+def _moved(
+    cat: duckdb.DuckDBPyConnection, new: list[str], held: dict[str, _FileState]
+) -> list[str]:
+    """Those of the `held` traces whose file is gone and whose bytes a trace `new` to the
+    catalog, stored and readable, starts with: a session moved elsewhere (one still written
+    when it was ingested has grown since). The same session id is not enough: an excerpt
+    of it, or another run under its id, removed the catalog's only copy of it."""
     gone = [path for path in held if not os.path.isfile(path)]
     if not gone:
         return []
-    return [
-        path
-        for (path,) in cat.execute(
-            "SELECT DISTINCT o.trace_path FROM traces AS o JOIN traces AS n USING (session_id) "
-            "WHERE o.trace_path IN (SELECT unnest($gone::VARCHAR[])) "
-            "AND n.trace_path IN (SELECT unnest($new::VARCHAR[])) AND n.error_code IS NULL "
-            "ORDER BY 1",
-            {"gone": gone, "new": new},
-        ).fetchall()
-    ]
+    pairs = cat.execute(
+        "SELECT DISTINCT o.trace_path, n.trace_path FROM traces AS o "
+        "JOIN traces AS n USING (session_id) "
+        "WHERE o.trace_path IN (SELECT unnest($gone::VARCHAR[])) "
+        "AND n.trace_path IN (SELECT unnest($new::VARCHAR[])) AND n.error_code IS NULL "
+        "ORDER BY ALL",
+        {"gone": gone, "new": new},
+    ).fetchall()
+    return sorted(
+        {old for old, now in pairs if _holds_bytes(now, held[old].size, held[old].sha256)}
+    )
 
 
 def _under(path: str, scopes: list[str]) -> bool:
@@ -556,7 +592,16 @@ def _ingest(
         created = _which_file(db) != before and not _holds_anything(cat)
         cat.execute("BEGIN TRANSACTION")  # a killed ingest, --rebuild too, changes nothing
         if rebuild:
-            held, with_events = _held(cat)
+            held, with_events, merged = _held(cat)
+            if merged:
+                path, now = merged[0]
+                more = f" and {len(merged) - 1} more" if len(merged) > 1 else ""
+                raise MurTraceError(
+                    E_IO_004,
+                    f"refusing to rebuild {db}: it holds the trace {path}{more}, whose path "
+                    f"now leads to {now}, another trace it holds, which a rebuild would read "
+                    f"for both and lose the first; restore it, or remove {db} to start anew",
+                )
             again, gone_held = _rebuilt(db, held, files, scopes)
             # how each trace is read again: as it was, unless --format-in says
             read_as = again | ({p: held[p] for p in files if p in held} if not forced else {})
@@ -714,7 +759,9 @@ def _ingest(
         # a moved session leaves its old place once its new one is stored and readable
         new = [path for path in states if path not in known]
         if exists and new:
-            left = _moved(cat, new, [p for p in known if p not in present and p not in gone])
+            left = _moved(
+                cat, new, {p: s for p, s in known.items() if p not in present and p not in gone}
+            )
             _remove(cat, left, [*STORED, "trace_files"])
             report.deleted += len(left)
         if exists and (changed or gone or not in_order(cat)):

@@ -1182,6 +1182,52 @@ def test_a_session_moved_elsewhere_is_held_once(workdir: Path, tmp_path: Path) -
         }
 
 
+def test_a_session_is_moved_only_when_its_bytes_are_found_elsewhere(
+    workdir: Path, tmp_path: Path
+) -> None:
+    """A gone trace left the catalog (its only copy) when any new trace had its session id:
+    an excerpt of it kept as a fixture, another run under its id. Its bytes, whole or
+    grown, must be what the new file starts with."""
+    live, fixtures, other = tmp_path / "live", tmp_path / "fixtures", tmp_path / "other"
+    session = sorted(workdir.glob("ses_*"))[1]  # its trace: 15 events, no blank line
+    shutil.copytree(session, live / session.name)
+    db = tmp_path / "catalog.duckdb"
+    assert ingest(db, [live]).events == 15
+    lines = (live / session.name / "trace.jsonl").read_text().splitlines(keepends=True)
+    (fixtures / session.name).mkdir(parents=True)
+    (fixtures / session.name / "trace.jsonl").write_text("".join(lines[:5]))  # an excerpt
+    rerun = other / "run2" / "trace.jsonl"  # another run under the same id, reordered
+    rerun.parent.mkdir(parents=True)
+    rerun.write_text("".join([lines[0], *lines[2:], lines[1]]))
+    shutil.rmtree(live)  # the catalog holds the only whole copy
+    assert ingest(db, [fixtures]).deleted == 0
+    assert ingest(db, [rerun]).deleted == 0
+    assert [n for (n,) in duckdb.connect(str(db), read_only=True).execute(
+        "SELECT events FROM traces ORDER BY trace_path").fetchall()] == [5, 15, 15]  # fmt: skip
+
+
+def test_a_rebuild_refuses_to_merge_a_trace_into_the_one_its_path_now_leads_to(
+    workdir: Path, tmp_path: Path
+) -> None:
+    """A session directory replaced by a link to another session the catalog holds: the
+    rebuild read the one file for both, dropped the first's events (its only copy) and
+    said `0 deleted`."""
+    db = tmp_path / "catalog.duckdb"
+    ingest(db, workdir=workdir)
+    first, second = sorted(workdir.glob("ses_*"))[:2]
+    shutil.rmtree(first)
+    first.symlink_to(second.name)
+    assert ingest(db, workdir=workdir).deleted == 0  # an ingest keeps it, as before
+    before = (db.read_bytes(), _held(db))
+    with pytest.raises(mur_trace.MurTraceError) as refused:
+        ingest(db, workdir=workdir, rebuild=True)
+    assert refused.value.code == "E-IO-004"
+    assert refused.value.message.startswith(
+        f"refusing to rebuild {db}: it holds the trace {first.resolve().parent / first.name}"
+    )
+    assert (db.read_bytes(), _held(db)) == before
+
+
 def test_a_rebuild_into_a_log_needs_no_workdir(workdir: Path, tmp_path: Path) -> None:
     # with standard output a file, the check that it is no input looked for ./workdir,
     # which a rebuild does not need: `workdir not found: workdir` (through a pipe, rebuilt)
