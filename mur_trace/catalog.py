@@ -644,6 +644,21 @@ def _ingest(
             if same and state.sha256 == old.sha256:
                 report.unchanged += 1
                 continue
+            if (
+                old is not None
+                and old.ends_with_newline
+                and not state.ends_with_newline
+                and state.size < old.size
+            ):
+                # shorter than what the catalog read, and cut inside a line: a copy or a
+                # rewrite cut short (a full disk, a kill), which replaced a whole trace with
+                # its first lines; kept as held, and read again once it is whole
+                report.skipped.append(Skipped(path, E_IO_003, (
+                    f"failed to read {path}: it was cut short ({state.size:,} bytes ending "
+                    f"inside a line, where the catalog read {old.size:,})"
+                )))  # fmt: skip
+                report.kept += len(_with_events(cat, [path]))
+                continue
             states[path] = state
             changed.append(path)
             if old is None:

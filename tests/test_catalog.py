@@ -494,6 +494,30 @@ def test_a_trace_that_can_no_longer_be_read_keeps_what_the_catalog_held(
     _says_one_kept(db, workdir)
 
 
+def test_a_trace_cut_short_inside_a_line_keeps_what_the_catalog_held(
+    workdir: Path, tmp_path: Path
+) -> None:
+    """A copy or a rewrite cut short (a full disk, a kill) is readable up to its torn last
+    line: it replaced the whole trace the catalog held with its first lines."""
+    db, before = _catalog_of(workdir, tmp_path)
+    trace = sorted(workdir.glob("ses_*/trace.jsonl"))[0]
+    whole = trace.read_bytes()
+    trace.write_bytes(whole[:700])  # 19 lines, the 700th byte inside the third
+    assert whole[699:700] != b"\n" and whole[:700].count(b"\n") == 2
+    report = ingest(db, workdir=workdir)
+    assert (report.kept, report.rewritten, report.unchanged) == (1, 0, 6)
+    assert [(s.trace_path, s.message) for s in report.skipped] == [(str(trace), (
+        f"failed to read {trace}: it was cut short (700 bytes ending inside a line, where "
+        f"the catalog read {len(whole):,})"))]  # fmt: skip
+    assert findings(mur_trace.load(db=db)) == before
+    trace.write_bytes(whole)  # whole again (a new time: read again)
+    report = ingest(db, workdir=workdir)
+    assert (report.kept, report.rewritten, report.unchanged, report.skipped) == (0, 1, 6, [])
+    assert findings(mur_trace.load(db=db)) == before
+    trace.write_bytes(whole[: whole.index(b"\n") + 1])  # its first line, whole: rewritten
+    assert ingest(db, workdir=workdir).rewritten == 1
+
+
 def test_a_trace_that_is_no_longer_a_file_keeps_what_the_catalog_held(
     workdir: Path, tmp_path: Path
 ) -> None:
