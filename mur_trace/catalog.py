@@ -583,7 +583,7 @@ def _ingest(
     staging: str | None = None
     mem: duckdb.DuckDBPyConnection | None = None
     cat = _connect(db, read_only=False)
-    created = False
+    created = committed = False
     try:
         # A failed first ingest leaves no empty catalog behind: the file is this ingest's
         # when it holds nothing now that this process holds it and it was not there before
@@ -802,7 +802,12 @@ def _ingest(
                 "INSERT OR REPLACE INTO catalog_meta VALUES ($key, $value)",
                 {"key": STARTED_KEY, "value": str(started)},
             )
-        cat.execute("COMMIT")
+        with signals_after() as meanwhile:
+            cat.execute("COMMIT")
+            # committed: the ingest is done, and says so (a Ctrl-C or SIGTERM that came
+            # while it committed said `interrupted` of a catalog that held the ingest)
+            meanwhile.clear()
+            committed = True
     except duckdb.Error as exc:
         # a full disk, a file size limit, no memory, a directory where the write-ahead log
         # cannot be written: nothing of this ingest was committed
@@ -831,13 +836,15 @@ def _ingest(
     finally:
         # Ctrl-C held back meanwhile: one that landed in a close (a checkpoint) left the
         # staging directory, Parquet copies of the traces, behind (2 runs of 16)
-        with signals_after():
+        with signals_after() as meanwhile:
             for con in (cat, mem):
                 if con is not None:
                     with contextlib.suppress(duckdb.Error):
                         con.close()
             if staging is not None:
                 shutil.rmtree(staging, ignore_errors=True)
+            if committed:
+                meanwhile.clear()
     return report
 
 

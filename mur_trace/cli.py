@@ -16,6 +16,7 @@ import os
 import re
 import signal
 import sys
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from enum import Enum, StrEnum
@@ -1055,6 +1056,7 @@ def ingest(
             progress=Progress("ingest"),
             format_in=format_in,
         )
+        _COMMITTED.set()
         # the traces it could not read are named before the summary, which says "named above"
         _notify(report.skipped, report.warnings)
         _print(ingest_text(report, db))
@@ -1356,6 +1358,11 @@ def _app_for(args: list[str]) -> typer.Typer:
     return one
 
 
+#: Set once a command has written a catalog (`ingest`): it ends with its own status, not
+#: an interrupt's (`main`).
+_COMMITTED = threading.Event()
+
+
 def main() -> None:
     """The command line: parse the arguments, run the command, exit with its status
     (`mur_trace.__main__.main` starts it for the console script)."""
@@ -1368,7 +1375,14 @@ def main() -> None:
     # ended by `timeout`, a cancelled job: clean up (staging directories) as on Ctrl-C
     signal.signal(signal.SIGTERM, _on_sigterm)
     try:
-        _app_for(sys.argv[1:])()
+        try:
+            _app_for(sys.argv[1:])()
+        except SystemExit:
+            if _COMMITTED.is_set():
+                # a catalog written, the status decided: a Ctrl-C or SIGTERM as the process
+                # ends would replace it (`exit 143` with no word, the ingest committed)
+                signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+            raise
     except KeyboardInterrupt:  # between Typer's handling and ours
         _say_interrupted()
         sys.exit(_stop_status())

@@ -165,21 +165,23 @@ def _only_ours(target: Path, mark: str, parts: Sequence[str]) -> bool:
 
 
 @contextlib.contextmanager
-def signals_after() -> Iterator[None]:
+def signals_after() -> Iterator[list[int]]:
     """Ctrl-C and SIGTERM held back until the block is done, then acted on as they would
-    have been: for the steps of a replacement that must all happen or none. Python runs
-    signal handlers in its main thread only; elsewhere, or when a handler was set outside
-    Python (which could not be put back), the block runs as it is."""
+    have been: for the steps of a replacement that must all happen or none. The block gets
+    the list of those caught meanwhile, which it may clear (a change committed meanwhile
+    is done: an interrupt then would say it was not). Python runs signal handlers in its
+    main thread only; elsewhere, or when a handler was set outside Python (which could
+    not be put back), the block runs as it is."""
     held = (signal.SIGINT, signal.SIGTERM)
+    caught: list[int] = []
     if threading.current_thread() is not threading.main_thread() or any(
         signal.getsignal(sig) is None for sig in held
     ):
-        yield
+        yield caught
         return
-    caught: list[int] = []
     before = {sig: signal.signal(sig, lambda sig, _frame: caught.append(sig)) for sig in held}
     try:
-        yield
+        yield caught
     finally:
         for sig, handler in before.items():
             signal.signal(sig, handler)

@@ -1124,10 +1124,51 @@ def test_ctrl_c_as_an_ingest_closes_its_databases_leaves_no_staging(
         close(con)
 
     monkeypatch.setattr(duckdb.DuckDBPyConnection, "close", interrupted)
-    with pytest.raises(KeyboardInterrupt):
-        ingest(tmp_path / "catalog.duckdb", workdir=workdir)
+    report = ingest(tmp_path / "catalog.duckdb", workdir=workdir)  # committed: done
     monkeypatch.undo()
+    assert report.new == 7
     assert list(temporary.iterdir()) == []
+    assert mur_trace.load(db=tmp_path / "catalog.duckdb").session_count() == 7
+
+
+@pytest.mark.parametrize("signal_name", ["SIGINT", "SIGTERM"])
+def test_an_interrupt_as_an_ingest_commits_says_it_is_done(
+    workdir: Path, tmp_path: Path, monkeypatch, signal_name: str
+) -> None:
+    """Ctrl-C or SIGTERM that came as the ingest committed (or closed its databases
+    after) said `interrupted` (exit 130, 143) of a catalog that held the whole ingest; one
+    that comes before the commit leaves the catalog as it was."""
+    import signal
+
+    import duckdb
+
+    execute = duckdb.DuckDBPyConnection.execute
+    at: list[str] = []
+
+    def signalled(con, query, *args, **kwargs):
+        if query == at[0]:
+            os.kill(os.getpid(), getattr(signal, signal_name))
+        return execute(con, query, *args, **kwargs)
+
+    def stop(_sig, _frame):  # as the command line stops on SIGTERM (Python's default kills)
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    db = tmp_path / "catalog.duckdb"
+    try:
+        at.append("COMMIT")
+        with monkeypatch.context() as patched:
+            patched.setattr(duckdb.DuckDBPyConnection, "execute", signalled)
+            assert ingest(db, workdir=workdir).new == 7
+        assert mur_trace.load(db=db).session_count() == 7
+        (workdir / "ses_01a2184366407007800000000000d889").rename(tmp_path / "away")
+        at[0] = "BEGIN TRANSACTION"
+        with monkeypatch.context() as patched, pytest.raises(KeyboardInterrupt):
+            patched.setattr(duckdb.DuckDBPyConnection, "execute", signalled)
+            ingest(db, workdir=workdir)  # would delete the session moved away
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    assert mur_trace.load(db=db).session_count() == 7
 
 
 def test_an_ingest_removes_what_a_killed_ingest_left(
