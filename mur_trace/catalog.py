@@ -168,10 +168,16 @@ def _connect(db: Path, read_only: bool) -> duckdb.DuckDBPyConnection:
             raise MurTraceError(E_IO_003, f"cannot open catalog {db}: {problem.message}")
         if not _duckdb_file(db):  # DuckDB's own words for it are about in-memory databases
             raise MurTraceError(E_IO_003, f"cannot open catalog {db}: not a DuckDB database file")
+    # a file of that name: DuckDB takes `:memory:` for a database in memory (an ingest into
+    # it stored nothing and said it had) and a name starting `word:` for an extension's
+    # (`md:` MotherDuck's, which it went to download)
+    name = str(db)
+    if not os.path.isabs(name) and ":" in name.split(os.sep, 1)[0]:
+        name = f".{os.sep}{name}"
     deadline = time.monotonic() + LOCK_WAIT
     while True:
         try:
-            return connect(str(db), read_only=read_only)
+            return connect(name, read_only=read_only)
         except duckdb.IOException as exc:
             locked = "lock" in str(exc).lower()
             if locked and time.monotonic() < deadline:

@@ -1326,3 +1326,16 @@ def test_a_catalog_under_a_file_cannot_be_opened(tmp_path: Path) -> None:
     with pytest.raises(mur_trace.MurTraceError) as caught:
         mur_trace.load(db=tmp_path / "nowhere" / "c.duckdb")  # a directory missing: not found
     assert caught.value.code == "E-IO-001"
+
+
+@pytest.mark.parametrize("name", [":memory:", "md:c.duckdb", "prod:c.duckdb"])
+def test_a_catalog_is_a_file_of_its_name_whatever_duckdb_makes_of_it(
+    workdir: Path, tmp_path: Path, monkeypatch, name: str
+) -> None:
+    """DuckDB takes `:memory:` for a database in memory (`ingest --db :memory:` stored
+    nothing and said `7 new`) and `word:…` for an extension's (`md:` went to download
+    MotherDuck's): each is the file of that name."""
+    monkeypatch.chdir(tmp_path)
+    assert ingest(Path(name), workdir=workdir).new == 7
+    assert (tmp_path / name).is_file()
+    assert len(findings(mur_trace.load(db=name))) == 19
