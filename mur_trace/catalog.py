@@ -249,6 +249,20 @@ def _version(con: duckdb.DuckDBPyConnection, db: Path) -> int | None:
     tables_of_version = STORED if version == SCHEMA_VERSION else ("events", "traces")
     if not {*tables_of_version, "trace_files"} <= tables:
         raise foreign
+    # and the columns every version's have (a file of someone else's named its tables so:
+    # a rebuild failed on DuckDB's Binder error, said as a failure to write)
+    columns = set(
+        con.execute(
+            "SELECT table_name, column_name FROM duckdb_columns() "
+            "WHERE database_name = current_database() AND schema_name = 'main' "
+            "AND table_name IN ('events', 'traces', 'trace_files')"
+        ).fetchall()
+    )
+    if not {
+        ("events", "trace_path"), ("events", "line"), ("traces", "trace_path"),
+        ("trace_files", "trace_path"), ("trace_files", "size"),
+    } <= columns:  # fmt: skip
+        raise foreign
     return version
 
 

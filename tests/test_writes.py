@@ -686,6 +686,12 @@ def test_a_database_that_is_not_a_catalog_is_never_written(
         ["INSERT INTO catalog_meta VALUES ('schema_version', NULL)"],
         [],  # no version row
         ["INSERT INTO catalog_meta VALUES ('schema_version', '2')"],  # and no other table
+        # its tables named as an older catalog's, not their columns: a rebuild failed on
+        # DuckDB's Binder error, said as a failure to write
+        [
+            "INSERT INTO catalog_meta VALUES ('schema_version', '5')",
+            *(f"CREATE TABLE {t} (a INTEGER)" for t in ("events", "traces", "trace_files")),
+        ],
     ],
 )
 def test_a_catalog_meta_that_is_not_ours_is_a_clear_error(
