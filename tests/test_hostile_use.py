@@ -474,6 +474,14 @@ def test_20_an_unreadable_path_among_good_ones_is_skipped(tmp_path: Path, workdi
     real_access = os.access
     monkeypatch.setattr(os, "access", lambda p, mode, *a, **k: (
         str(p) != str(secret) and real_access(p, mode, *a, **k)))  # fmt: skip
+    real_open = os.open
+
+    def refused_open(p, *a, **k):  # and the open it asks why (deleted, or refused)
+        if str(p) == str(secret):
+            raise PermissionError(13, "Permission denied", str(p))
+        return real_open(p, *a, **k)
+
+    monkeypatch.setattr(os, "open", refused_open)
     result = runner.invoke(app, ["redundant", str(secret), str(workdir / SESSION)])
     assert result.stderr == (
         f"warning[E-IO-003]: failed to read {secret}: Permission denied (skipped)\n"
