@@ -235,7 +235,7 @@ class Findings:
 
 def _collected(trace: Trace, found: duckdb.DuckDBPyRelation) -> dict[str, duckdb.DuckDBPyRelation]:
     """What a batch keeps of findings: them, and the files of several sessions."""
-    return {"found": found, "apart": trace.sql("SELECT * FROM file_sessions")}
+    return {"found": found, "apart": trace._query("SELECT * FROM file_sessions")}
 
 
 @dataclass(frozen=True)
@@ -584,8 +584,8 @@ def summarise(
     def keep(trace: Trace) -> dict[str, duckdb.DuckDBPyRelation]:
         return {
             "kept_session_metrics": trace.session_metrics(),
-            "kept_tasks": trace.sql("SELECT * FROM tasks"),
-            "kept_shell_exit_codes": trace.sql("SELECT * FROM shell_exit_codes"),
+            "kept_tasks": trace._query("SELECT * FROM tasks"),
+            "kept_shell_exit_codes": trace._query("SELECT * FROM shell_exit_codes"),
             "kept_traces": trace.con.table("traces"),
         }
 
