@@ -11,6 +11,7 @@ explicitly by the command.
 """
 
 import gc
+import signal
 
 # Absolute, so that this file also runs as a script: spark-submit .../mur_trace/__main__.py
 from mur_trace.load import open_in_background
@@ -24,6 +25,12 @@ def main() -> None:
     try:
         run()
     finally:
+        from mur_trace.cli import COMMITTED
+
+        if COMMITTED.is_set():
+            # a catalog committed, the status decided: a Ctrl-C or SIGTERM as the process
+            # ends would replace it (`exit 143` with no word); this process is ending
+            signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
         gc.freeze()
 
 

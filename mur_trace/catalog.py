@@ -23,6 +23,7 @@ from __future__ import annotations
 import contextlib
 import glob
 import hashlib
+import json
 import os
 import re
 import shutil
@@ -361,50 +362,76 @@ def _check_ours(db: Path, rebuild: bool) -> None:
         con.close()
 
 
-def _held(
-    cat: duckdb.DuckDBPyConnection,
-) -> tuple[dict[str, str | None], set[str], list[tuple[str, str]]]:
-    """The traces a catalog holds, by their keys as they resolve now (a catalog of an older
-    mur-trace stored paths unresolved; two that resolve to one file are one), each with
-    the `--format-in` name of the format it was read as (None when its version does not
-    say): what a rebuild reads again. And those of them it holds the events of (not stored
-    as unreadable), which a rebuild must read again or lose. And the traces it holds whose
-    bytes the file their path now leads to does not start with, where another trace it
-    holds resolves too (a session directory replaced by a link to another one): each with
-    that file, as a rebuild would read the one file for both and lose the other's events.
-    Read in the rebuild's transaction, so that an ingest committed while it waited is read
-    again too."""
+@dataclass(frozen=True)
+class _Held:
+    """What a catalog holds, read before a rebuild (`_held`)."""
+
+    #: Its traces by their keys as they resolve now, each with the `--format-in` name of the
+    #: format it was read as (None when its version does not say): what a rebuild reads again.
+    formats: dict[str, str | None]
+    #: Those of them it holds the events of (not stored as unreadable): read again, or lost.
+    with_events: set[str]
+    #: Of those, what the catalog read of each: (size, whether it ended with a newline).
+    read: dict[str, tuple[int, bool]]
+    #: The traces with events whose bytes the file their path now leads to does not start
+    #: with, where another trace it holds resolves too, each with that file: a rebuild would
+    #: read the one file for both and lose the first's events.
+    merged: list[tuple[str, str]]
+
+
+def _held(cat: duckdb.DuckDBPyConnection, version: int | None) -> _Held:
+    """What the catalog `cat` (schema `version`) holds (`_Held`). Read in the rebuild's
+    transaction, so that an ingest committed while it waited is read again too. Two
+    traces stored under paths that resolve to one file are one: a catalog before version 4
+    stored paths unresolved, the same file under two spellings (merged whatever their
+    bytes, the older spelling an older state of the file); from version 4 a path is stored
+    resolved, and two such are two files, one since replaced by a link to the other
+    (`merged`)."""
     if not {"trace_files", "traces"} <= _tables(cat):
-        return {}, set(), []
+        return _Held({}, set(), {}, [])
     # every version has trace_files and traces; not every one says a trace's format
     columns = {row[0] for row in cat.execute("DESCRIBE main.traces").fetchall()}
     read_as = "t.format" if "format" in columns else "NULL"
     stored = "t.error_code IS NULL" if "error_code" in columns else "true"
     rows = cat.execute(
         f"SELECT f.trace_path, any_value({read_as}), bool_or(coalesce({stored}, false)), "
-        "any_value(f.size), any_value(f.sha256) "
+        "any_value(f.size), any_value(f.sha256), any_value(f.ends_with_newline) "
         "FROM main.trace_files AS f LEFT JOIN main.traces AS t USING (trace_path) "
         "GROUP BY f.trace_path ORDER BY ALL"
     ).fetchall()
     names = {reader: name for name, reader in formats.FORMATS.items()}
-    held: dict[str, str | None] = {}
-    with_events: set[str] = set()
-    stored_as: dict[str, list[tuple[str, bool, int, str]]] = {}
-    for key, (path, reader, ok, size, sha256) in zip(
+    held = _Held({}, set(), {}, [])
+    stored_as: dict[str, list[tuple[str, int, str]]] = {}
+    for key, (path, reader, ok, size, sha256, newline) in zip(
         trace_keys([row[0] for row in rows]), rows, strict=True
     ):
-        held.setdefault(key, names.get(reader))
+        held.formats.setdefault(key, names.get(reader))
         if ok:
-            with_events.add(key)
-        stored_as.setdefault(key, []).append((path, ok, size, sha256))
-    merged = [
-        (path, key)
-        for key, entries in stored_as.items()
-        if len({(size, sha256) for _, _, size, sha256 in entries}) > 1
-        for path, ok, size, sha256 in entries
-        if ok and not _holds_bytes(key, size, sha256)
-    ]
-    return held, with_events, merged
+            held.with_events.add(key)
+            held.read.setdefault(key, (size, newline))
+            stored_as.setdefault(key, []).append((path, size, sha256))
+    if version is not None and version >= 4:
+        held.merged.extend(
+            (path, key)
+            for key, entries in stored_as.items()
+            if len({(size, sha256) for _, size, sha256 in entries}) > 1
+            for path, size, sha256 in entries
+            if not _holds_bytes(key, size, sha256)
+        )
+    return held
+
+
+def _cut_short(data: bytes, size: int, ended_with_newline: bool) -> bool:
+    """Whether a trace's bytes `data` are a cut copy of the `size` bytes the catalog read,
+    which ended with a newline: fewer, and a last line that is no JSON (torn, as loading
+    says of it). A whole shorter rewrite, its last line whole without a newline, is not."""
+    if len(data) >= size or not ended_with_newline or data.endswith(b"\n"):
+        return False
+    try:
+        json.loads(data[data.rfind(b"\n") + 1 :])
+    except ValueError:  # not JSON (or not UTF-8)
+        return True
+    return False
 
 
 def _holds_bytes(path: str, size: int | None, sha256: str | None) -> bool:
@@ -597,6 +624,7 @@ def _ingest(
         raise MurTraceError(report.skipped[0].code, report.skipped[0].message)  # say why
     _check_ours(db, rebuild)
     with_events: set[str] = set()
+    read_before: dict[str, tuple[int, bool]] = {}  # a rebuild's: what it held, read how
     read_as: dict[str, str | None] = {}
     gone_held = 0
     before = _which_file(db)
@@ -612,19 +640,22 @@ def _ingest(
         created = _which_file(db) != before and not _holds_anything(cat)
         cat.execute("BEGIN TRANSACTION")  # a killed ingest, --rebuild too, changes nothing
         if rebuild:
-            held, with_events, merged = _held(cat)
-            if merged:
-                path, now = merged[0]
-                more = f" and {len(merged) - 1} more" if len(merged) > 1 else ""
+            held = _held(cat, _version(cat, db))
+            with_events, read_before = held.with_events, held.read
+            if held.merged:
+                path, now = held.merged[0]
+                more = f" and {len(held.merged) - 1} more" if len(held.merged) > 1 else ""
                 raise MurTraceError(
                     E_IO_004,
                     f"refusing to rebuild {db}: it holds the trace {path}{more}, whose path "
                     f"now leads to {now}, another trace it holds, which a rebuild would read "
                     f"for both and lose the first; restore it, or remove {db} to start anew",
                 )
-            again, gone_held = _rebuilt(db, held, files, scopes)
+            again, gone_held = _rebuilt(db, held.formats, files, scopes)
             # how each trace is read again: as it was, unless --format-in says
-            read_as = again | ({p: held[p] for p in files if p in held} if not forced else {})
+            read_as = again | (
+                {p: held.formats[p] for p in files if p in held.formats} if not forced else {}
+            )
             files += list(again)
             report.skipped += check_files(list(again))
             if not files:
@@ -664,20 +695,18 @@ def _ingest(
             if same and state.sha256 == old.sha256:
                 report.unchanged += 1
                 continue
-            if (
-                old is not None
-                and old.ends_with_newline
-                and not state.ends_with_newline
-                and state.size < old.size
-            ):
-                # shorter than what the catalog read, and cut inside a line: a copy or a
+            before = (old.size, old.ends_with_newline) if old else read_before.get(path)
+            if before is not None and _cut_short(data, *before):
+                # shorter than what the catalog read, its last line torn: a copy or a
                 # rewrite cut short (a full disk, a kill), which replaced a whole trace with
-                # its first lines; kept as held, and read again once it is whole
+                # its first lines; kept as held (a rebuild, which would lose it, refused),
+                # and read again once it is whole
                 report.skipped.append(Skipped(path, E_IO_003, (
-                    f"failed to read {path}: it was cut short ({state.size:,} bytes ending "
-                    f"inside a line, where the catalog read {old.size:,})"
+                    f"failed to read {path}: it was cut short ({state.size:,} bytes, its last "
+                    f"line torn, where the catalog read {before[0]:,})"
                 )))  # fmt: skip
-                report.kept += len(_with_events(cat, [path]))
+                if not rebuild:
+                    report.kept += len(_with_events(cat, [path]))
                 continue
             states[path] = state
             changed.append(path)

@@ -95,6 +95,7 @@ from .writes import (
     check_target,
     owned_directory,
     replaced_file,
+    signals_after,
     stdout_file,
 )
 
@@ -1056,10 +1057,14 @@ def ingest(
             progress=Progress("ingest"),
             format_in=format_in,
         )
-        _COMMITTED.set()
-        # the traces it could not read are named before the summary, which says "named above"
-        _notify(report.skipped, report.warnings)
-        _print(ingest_text(report, db))
+        COMMITTED.set()
+        # committed: the ingest is done, and says so, whatever Ctrl-C or SIGTERM comes while
+        # it does (`interrupted`, exit 130 or 143, was said of a catalog holding the ingest)
+        with signals_after() as meanwhile:
+            # the traces it could not read are named before the summary ("named above")
+            _notify(report.skipped, report.warnings)
+            _print(ingest_text(report, db))
+            meanwhile.clear()
 
 
 #: The file that marks a directory as an export's: only such a directory is written again.
@@ -1358,9 +1363,9 @@ def _app_for(args: list[str]) -> typer.Typer:
     return one
 
 
-#: Set once a command has written a catalog (`ingest`): it ends with its own status, not
-#: an interrupt's (`main`).
-_COMMITTED = threading.Event()
+#: Set once the command has committed a catalog (`ingest`): the process then ends with
+#: its status, not an interrupt's (`mur_trace.__main__.main`). Cleared by `main`.
+COMMITTED = threading.Event()
 
 
 def main() -> None:
@@ -1374,15 +1379,9 @@ def main() -> None:
             stream.reconfigure(errors="backslashreplace")
     # ended by `timeout`, a cancelled job: clean up (staging directories) as on Ctrl-C
     signal.signal(signal.SIGTERM, _on_sigterm)
+    COMMITTED.clear()
     try:
-        try:
-            _app_for(sys.argv[1:])()
-        except SystemExit:
-            if _COMMITTED.is_set():
-                # a catalog written, the status decided: a Ctrl-C or SIGTERM as the process
-                # ends would replace it (`exit 143` with no word, the ingest committed)
-                signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
-            raise
+        _app_for(sys.argv[1:])()
     except KeyboardInterrupt:  # between Typer's handling and ours
         _say_interrupted()
         sys.exit(_stop_status())

@@ -507,14 +507,20 @@ def test_a_trace_cut_short_inside_a_line_keeps_what_the_catalog_held(
     report = ingest(db, workdir=workdir)
     assert (report.kept, report.rewritten, report.unchanged) == (1, 0, 6)
     assert [(s.trace_path, s.message) for s in report.skipped] == [(str(trace), (
-        f"failed to read {trace}: it was cut short (700 bytes ending inside a line, where "
+        f"failed to read {trace}: it was cut short (700 bytes, its last line torn, where "
         f"the catalog read {len(whole):,})"))]  # fmt: skip
     assert findings(mur_trace.load(db=db)) == before
     trace.write_bytes(whole)  # whole again (a new time: read again)
     report = ingest(db, workdir=workdir)
     assert (report.kept, report.rewritten, report.unchanged, report.skipped) == (0, 1, 6, [])
     assert findings(mur_trace.load(db=db)) == before
-    trace.write_bytes(whole[: whole.index(b"\n") + 1])  # its first line, whole: rewritten
+    trace.write_bytes(whole[:700])
+    with pytest.raises(mur_trace.MurTraceError) as refused:  # a rebuild would lose it
+        ingest(db, workdir=workdir, rebuild=True)
+    assert (refused.value.code, "it was cut short" in refused.value.message) == ("E-IO-004", True)
+    assert findings(mur_trace.load(db=db)) == before
+    # shorter, its last line whole without a newline: a rewrite, read as one
+    trace.write_bytes(whole[: whole.index(b"\n")])
     assert ingest(db, workdir=workdir).rewritten == 1
 
 
@@ -1271,6 +1277,30 @@ def test_a_session_is_moved_only_when_its_bytes_are_found_elsewhere(
         "SELECT events FROM traces ORDER BY trace_path").fetchall()] == [5, 15, 15]  # fmt: skip
 
 
+def test_an_older_catalogs_two_spellings_of_one_file_are_rebuilt_as_one(
+    workdir: Path, tmp_path: Path
+) -> None:
+    """A catalog before version 4 stored paths unresolved: one file under a link's spelling
+    and its own, the file rewritten between the two ingests. Its rebuild (which it must
+    have) merges them, as before: the older spelling is an older state of the same file."""
+    db = tmp_path / "catalog.duckdb"
+    ingest(db, workdir=workdir)
+    link = tmp_path / "link"
+    link.symlink_to(workdir)
+    trace = sorted(workdir.glob("ses_*/trace.jsonl"))[0]
+    spelled = str(link / trace.parent.name / trace.name)
+    with duckdb.connect(str(db)) as con:  # as version 3 held it, then rewritten
+        con.execute("UPDATE catalog_meta SET value = '3' WHERE key = 'schema_version'")
+        con.execute("INSERT INTO trace_files SELECT $p, size + 1, mtime_ns, lines, "
+                    "'0' || sha256[2:], ends_with_newline FROM trace_files "
+                    "WHERE trace_path = $t", {"p": spelled, "t": str(trace)})  # fmt: skip
+        con.execute("INSERT INTO traces SELECT * REPLACE ($p AS trace_path) FROM traces "
+                    "WHERE trace_path = $t", {"p": spelled, "t": str(trace)})  # fmt: skip
+    report = ingest(db, workdir=workdir, rebuild=True)
+    assert (report.new, report.deleted) == (7, 0)
+    assert len(findings(mur_trace.load(db=db))) == 19
+
+
 def test_a_rebuild_refuses_to_merge_a_trace_into_the_one_its_path_now_leads_to(
     workdir: Path, tmp_path: Path
 ) -> None:
@@ -1339,3 +1369,37 @@ def test_a_catalog_is_a_file_of_its_name_whatever_duckdb_makes_of_it(
     assert ingest(Path(name), workdir=workdir).new == 7
     assert (tmp_path / name).is_file()
     assert len(findings(mur_trace.load(db=name))) == 19
+
+
+@pytest.mark.parametrize("signal_name", ["SIGINT", "SIGTERM"])
+def test_an_interrupt_as_a_committed_ingest_reports_says_it_is_done(
+    workdir: Path, tmp_path: Path, monkeypatch, signal_name: str
+) -> None:
+    """After the commit, as the command names what it could not read and prints its
+    summary: `interrupted` (130, 143) was said of a catalog holding the ingest. And the
+    command line run in a process of someone else's leaves its signals as they were (it
+    blocked SIGINT and SIGTERM for good once an ingest had run)."""
+    import signal
+    import sys
+
+    from mur_trace import cli
+
+    notify = cli._notify
+
+    def signalled(*args, **kwargs):
+        os.kill(os.getpid(), getattr(signal, signal_name))
+        return notify(*args, **kwargs)
+
+    db = tmp_path / "catalog.duckdb"
+    monkeypatch.setattr(cli, "_notify", signalled)
+    monkeypatch.setattr(sys, "argv", ["mur-trace", "ingest", "--db", str(db), "--workdir",
+                                      str(workdir)])  # fmt: skip
+    previous = signal.getsignal(signal.SIGTERM)
+    try:
+        with pytest.raises(SystemExit) as ended:
+            cli.main()  # which handles SIGTERM as the command line does
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    assert ended.value.code == 0
+    assert mur_trace.load(db=db).session_count() == 7
+    assert signal.pthread_sigmask(signal.SIG_BLOCK, []) == set()
