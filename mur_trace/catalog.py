@@ -425,10 +425,11 @@ def _cut_short(data: bytes, size: int, ended_with_newline: bool) -> bool:
     """Whether a trace's bytes `data` are a cut copy of the `size` bytes the catalog read,
     which ended with a newline: fewer, and a last line that is no JSON (torn, as loading
     says of it). A whole shorter rewrite, its last line whole without a newline, is not."""
-    if len(data) >= size or not ended_with_newline or data.endswith(b"\n"):
+    last = data[data.rfind(b"\n") + 1 :]
+    if len(data) >= size or not ended_with_newline or not last.strip():  # (emptied: not cut)
         return False
     try:
-        json.loads(data[data.rfind(b"\n") + 1 :])
+        json.loads(last)
     except ValueError:  # not JSON (or not UTF-8)
         return True
     return False
