@@ -131,11 +131,11 @@ def load(
     try:
         files = discover(as_paths(paths), workdir)
     except MurTraceError as exc:
-        if require_readable:
+        given = [os.fspath(p) for p in as_paths(paths)]
+        if require_readable or len(given) > 1:  # (among several, an empty name: a mistake)
             raise
         # a lone directory of no session, a workdir not found: no trace, and why
-        given = as_paths(paths)
-        where = os.fspath(given[0] if len(given) == 1 else workdir or DEFAULT_WORKDIR)
+        where = given[0] if given else os.fspath(DEFAULT_WORKDIR if workdir is None else workdir)
         con = connect()
         load_traces(con, [], format_in)
         return Trace(con, [Skipped(where, exc.code, exc.message)], policy, rules=rules,

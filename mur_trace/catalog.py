@@ -169,12 +169,9 @@ def _connect(db: Path, read_only: bool) -> duckdb.DuckDBPyConnection:
             raise MurTraceError(E_IO_003, f"cannot open catalog {db}: {problem.message}")
         if not _duckdb_file(db):  # DuckDB's own words for it are about in-memory databases
             raise MurTraceError(E_IO_003, f"cannot open catalog {db}: not a DuckDB database file")
-    # a file of that name: DuckDB takes `:memory:` for a database in memory (an ingest into
-    # it stored nothing and said it had) and a name starting `word:` for an extension's
-    # (`md:` MotherDuck's, which it went to download)
-    name = str(db)
-    if not os.path.isabs(name) and ":" in name.split(os.sep, 1)[0]:
-        name = f".{os.sep}{name}"
+    # the file of that name, even `:memory:` (an ingest into it stored nothing and said it
+    # had): load.connect gives DuckDB the name of a file, never of a database in memory
+    name = str(db) if str(db) != ":memory:" else f".{os.sep}:memory:"
     deadline = time.monotonic() + LOCK_WAIT
     while True:
         try:

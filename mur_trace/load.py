@@ -224,6 +224,19 @@ def open_in_background() -> None:
         _Opening.pending.start()
 
 
+def duckdb_name(database: str) -> str:
+    """The name to give DuckDB for the database file `database` (`:memory:` is the database
+    in memory): DuckDB takes a leading `~` for the home directory (`~c.duckdb` opened
+    `/home/userc.duckdb`, where the shell would have expanded one already), and a file's
+    name `:memory:`, or one starting `word:`, for a database in memory or an extension's
+    (`md:` went to download MotherDuck's); `./` before a relative one makes it that file."""
+    if database == ":memory:" or os.path.isabs(database):
+        return database
+    if database.startswith("~") or ":" in database.split(os.sep, 1)[0]:
+        return f".{os.sep}{database}"
+    return database
+
+
 def connect(database: str = ":memory:", read_only: bool = False) -> duckdb.DuckDBPyConnection:
     """A DuckDB connection as mur-trace uses it. DuckDB's progress bar does not print: it
     goes to stdout, even into a pipe, and would corrupt the rows of a long query's output.
@@ -235,9 +248,7 @@ def connect(database: str = ":memory:", read_only: bool = False) -> duckdb.DuckD
         con.close()
         con = None
     if con is None:
-        # DuckDB takes a leading `~` for the home directory (`~c.duckdb` opened
-        # `/home/userc.duckdb`), where the shell would have expanded one already
-        where = f"./{database}" if database.startswith("~") else database
+        where = duckdb_name(database)
         con = duckdb.connect(where, read_only=read_only)
     # Memory a batch frees goes back to the system before the next one is loaded (one
     # database loads batch after batch): without this the peak of `redundant` over 20,000

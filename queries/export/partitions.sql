@@ -10,15 +10,7 @@
 -- @column date       DATE     Day the session was created (UTC).
 -- @column capsule    VARCHAR  Capsule that ran the session (NULL when unknown or empty).
 SELECT
-    s.trace_path,
-    coalesce(
-        make_timestamp(s.created_ms * 1000),
-        make_timestamp(t.first_ms * 1000)
-    )::DATE AS date,
-    nullif(s.capsule_name, '') AS capsule
-FROM sessions AS s
--- the first timestamp of each trace, aggregated: a window would hold every event in memory
--- before its first row came out
-LEFT JOIN (
-    SELECT trace_path, min(timestamp) AS first_ms FROM events GROUP BY trace_path
-) AS t USING (trace_path)
+    trace_path,
+    make_timestamp(coalesce(created_ms, first_ms) * 1000)::DATE AS date,
+    nullif(capsule_name, '') AS capsule
+FROM sessions
