@@ -177,6 +177,11 @@ def _asked(
         check_rules(rules)
     if format_in is not None:
         formats.reader(format_in)
+        if files.get("db") is not None:  # (it was dropped: a file of another format read)
+            raise UsageError(
+                "a format to read trace files as (--format-in, format_in) is none for a "
+                "catalog, whose traces are read as they were ingested (give it to ingest)"
+            )
     count_argument("batch_bytes", batch_bytes)
     callback_argument("progress", progress)
     for name, value in files.items():

@@ -546,6 +546,13 @@ def _guard(
     (`mur-trace redundant t.jsonl >> t.jsonl`: a trace, the catalog, the effects file) is
     refused too (before, the trace was appended to); any other file it opened is written,
     wherever it lies."""
+    if db is not None and workdir != DEFAULT_WORKDIR:  # (dropped without a word: the whole
+        # catalog was analysed, not the traces beneath it)
+        raise MurTraceError(
+            E_USAGE,
+            "--workdir names trace files, not a catalog's: with --db, name the directory "
+            "after the command to narrow the catalog to the traces beneath it",
+        )
     inputs: list[Path | None] = [*(paths or ([] if db else [workdir])), db, effects]
     # what goes to standard output: the rows, or what was written where (`export`, `plot`)
     _refuse_stdout_into(inputs, paths, workdir, db)

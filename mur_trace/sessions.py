@@ -207,11 +207,18 @@ def real_paths(paths: Iterable[str | os.PathLike[str]]) -> list[str]:
 
 def trace_keys(paths: Iterable[str | os.PathLike[str]]) -> list[str]:
     """The paths traces are known by across runs: absolute, with the directories above them
-    resolved (a workdir reached through a link is one workdir), the files themselves not (a
-    session's trace linked from elsewhere keeps its session's name)."""
+    resolved (a workdir reached through a link is one workdir); a Murmur session's trace
+    file itself not (linked from elsewhere, it keeps its session directory's name), another
+    agent's session file reached through a link resolved too (its name says no session: a
+    link to one was stored as a second trace, and one made a link to another held session
+    was merged into it by a rebuild)."""
     split = [os.path.split(os.path.abspath(path)) for path in paths]
     directories = real_paths(directory for directory, _ in split)
-    return [os.path.join(d, name) for d, (_, name) in zip(directories, split, strict=True)]
+    keys = [os.path.join(d, name) for d, (_, name) in zip(directories, split, strict=True)]
+    return [
+        os.path.realpath(key) if name != TRACE_FILE and os.path.islink(key) else key
+        for key, (_, name) in zip(keys, split, strict=True)
+    ]
 
 
 def trace_key(path: str | os.PathLike[str]) -> str:
@@ -524,6 +531,13 @@ def select_sessions(
     if sessions:
         found: list[Path] = []
         for arg in sessions:
+            if known is not None and is_literal(arg) and os.path.isdir(arg):
+                # a directory narrows the catalog to the traces it holds beneath it, as for
+                # every command (catalog.narrow): a session whose file is gone is the
+                # catalog's to report, one not yet ingested is not (before, read from the
+                # disk: the first left out, the second an error)
+                found.append(Path(arg))
+                continue
             if is_literal(arg) and kind_of(Path(arg)) == WORKDIR:
                 # a directory of sessions: all of them (what `redundant DIR` reads); among
                 # other sessions, one that holds none is skipped as `redundant` skips it

@@ -1403,3 +1403,78 @@ def test_an_interrupt_as_a_committed_ingest_reports_says_it_is_done(
     assert ended.value.code == 0
     assert mur_trace.load(db=db).session_count() == 7
     assert signal.pthread_sigmask(signal.SIG_BLOCK, []) == set()
+
+
+CLAUDE = Path(__file__).parent / "fixtures" / "real" / "claude-code"
+MAROT = "4d5611e5-241a-462a-8d15-5122611a9569"  # 1,512 lines, a subagent's file beside it
+CODEMIE = "624a4a58-b34c-462d-a70d-13421c8125a8"
+
+
+def _claude_project(tmp_path: Path) -> Path:
+    """A Claude Code project directory, as ~/.claude/projects/<project> holds it."""
+    project = tmp_path / ".claude" / "projects" / "-home-u-proj"
+    project.mkdir(parents=True)
+    shutil.copy(CLAUDE / f"marot_spotter__{MAROT}.jsonl", project / f"{MAROT}.jsonl")
+    shutil.copytree(CLAUDE / f"marot_spotter__{MAROT}", project / MAROT)
+    shutil.copy(CLAUDE / "codemie-ai_codemie-code__session-624a4a58.jsonl",
+                project / f"{CODEMIE}.jsonl")  # fmt: skip
+    return project
+
+
+def test_another_agents_session_file_reached_through_a_link_is_one_trace(tmp_path: Path) -> None:
+    """Its name says no session: a link to it was stored as a second trace (every finding
+    counted twice), and a session file made a link to another held one was merged into it
+    by a rebuild (its only copy gone, the other counted twice, `0 deleted`)."""
+    project = _claude_project(tmp_path)
+    db = tmp_path / "catalog.duckdb"
+    assert ingest(db, [project]).new == 4  # two sessions, a subagent's file, a compaction's
+    shared = tmp_path / "shared" / "review-me.jsonl"
+    shared.parent.mkdir()
+    shared.symlink_to(project / f"{CODEMIE}.jsonl")
+    report = ingest(db, [shared])
+    assert (report.new, report.unchanged) == (0, 1)
+    assert len(_held(db)) == 4
+    (project / f"{CODEMIE}.jsonl").unlink()
+    (project / f"{CODEMIE}.jsonl").symlink_to(f"{MAROT}.jsonl")
+    assert ingest(db, [project]).deleted == 0  # kept: the catalog holds its only copy
+    before = db.read_bytes()
+    with pytest.raises(mur_trace.MurTraceError) as refused:
+        ingest(db, [project], rebuild=True)
+    assert refused.value.code == "E-IO-004"
+    assert f"it holds the trace {project / CODEMIE}.jsonl, whose path now leads to" in (
+        refused.value.message
+    )
+    assert db.read_bytes() == before
+
+
+def test_report_over_a_catalog_narrows_by_a_directory_as_every_command(tmp_path: Path) -> None:
+    """`report --db c DIR` read DIR from the disk: a session whose file is gone (Claude Code
+    removes old ones; the catalog holds its only copy) was left out, one not yet ingested
+    an error; `redundant --db c DIR` narrows the catalog."""
+    project = _claude_project(tmp_path)
+    db = tmp_path / "catalog.duckdb"
+    ingest(db, [project])
+    (project / f"{CODEMIE}.jsonl").unlink()
+    shutil.copy(CLAUDE / "chiphuyen_sniffly__d3ad4cdc-5657-435d-98fa-0035d53e383d.jsonl",
+                project / "d3ad4cdc-5657-435d-98fa-0035d53e383d.jsonl")  # fmt: skip
+    result = runner.invoke(app, ["report", "--db", str(db), str(project)])
+    assert result.exit_code == 0, result.output
+    assert "Sessions: 4  (" in result.stdout
+    assert f"Session {CODEMIE}" in result.stdout
+
+
+def test_options_that_read_trace_files_are_refused_with_a_catalog(
+    workdir: Path, tmp_path: Path
+) -> None:
+    """Both were dropped without a word: `--format-in` let a file of another format be
+    analysed as stored, `--workdir` the whole catalog be analysed."""
+    db = tmp_path / "catalog.duckdb"
+    ingest(db, workdir=workdir)
+    for extra in (["--format-in", "codex"], ["--workdir", str(workdir)]):
+        for command in (["redundant"], ["report"], ["show"]):
+            result = runner.invoke(app, [*command, "--db", str(db), *extra])
+            assert result.exit_code == 2, (command, extra, result.output)
+            assert result.stderr.startswith("error[E-CLI-001]: "), result.stderr
+    with pytest.raises(mur_trace.MurTraceError) as refused:
+        mur_trace.find_redundant(db=db, format_in="codex")
+    assert refused.value.code == "E-CLI-001"
