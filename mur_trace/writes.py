@@ -380,6 +380,16 @@ def replaced_directory(
         with signals_after():  # the old directory moved out and not the new one in
             if target.exists() or target.is_symlink():
                 os.replace(target, staging / "old")
+                old = staging / "old"
+                if old.is_dir() and not _only_ours(old, mark, [e.name for e in old.iterdir()]):
+                    # someone wrote into it while the writer ran (a cluster job's minutes):
+                    # deleted with it, without a word, before
+                    os.replace(old, target)
+                    raise MurTraceError(
+                        E_IO_004,
+                        f"refusing to replace {target}: files it did not write were put in "
+                        "it while the job ran; it is as it was (move them, and run again)",
+                    )
             try:
                 os.replace(fresh, target)
             except OSError as exc:  # the old one back, not deleted with `staging`

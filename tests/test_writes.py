@@ -632,6 +632,25 @@ def test_a_replaced_directory_is_written_through_a_link(tmp_path: Path) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == ["link", "real"]
 
 
+def test_a_replaced_directory_keeps_files_put_in_it_while_the_writer_ran(
+    tmp_path: Path,
+) -> None:
+    """`spark --output` onto its earlier output: a user's file put there during the job
+    (a cluster's minutes) was deleted with the old directory, exit 0, without a word."""
+    out = tmp_path / "out"
+    with replaced_directory(out, ".mark") as fresh:  # an earlier output
+        fresh.mkdir()
+        (fresh / "part-0.csv").write_text("old\n")
+    with pytest.raises(MurTraceError) as refused, replaced_directory(out, ".mark") as fresh:
+        fresh.mkdir()
+        (fresh / "part-0.csv").write_text("new\n")
+        (out / "NOTES.txt").write_text("mine\n")  # meanwhile
+    assert refused.value.code == "E-IO-004"
+    assert (out / "NOTES.txt").read_text() == "mine\n"
+    assert (out / "part-0.csv").read_text() == "old\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]  # no staging left
+
+
 # ── catalogs ─────────────────────────────────────────────────────────────────
 
 
