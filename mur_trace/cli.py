@@ -88,6 +88,7 @@ from .sessions import (
 )
 from .trace import BIGINT_MAX, Trace
 from .writes import (
+    EXPORT_MARK,
     cannot_write,
     check_duckdb_name,
     check_overwrite,
@@ -1073,9 +1074,6 @@ def ingest(
             _print(ingest_text(report, db))
             meanwhile.clear()
 
-
-#: The file that marks a directory as an export's: only such a directory is written again.
-EXPORT_MARK = ".mur-trace-export"
 
 #: The datasets of an export (Trace.export_tables).
 EXPORT_TABLES = ("events", "findings")

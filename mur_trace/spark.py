@@ -36,7 +36,7 @@ from .effects import Effect, read_effects
 from .errors import E_CFG_003, E_IO_001, E_IO_003, E_IO_004, MurTraceError
 from .load import check_event_columns, connect, event_columns, load_events, load_traces
 from .trace import Trace, count_argument
-from .writes import replaced_directory
+from .writes import EXPORT_MARK, missing_written, replaced_directory
 
 if TYPE_CHECKING:
     import duckdb
@@ -460,6 +460,13 @@ def run(
     source = _local(export)
     if source is not None and not os.path.exists(_events(source)):
         raise _no_events(export)  # before Spark starts (10 s), and before its first words
+    gone = missing_written(source, EXPORT_MARK, "events") if source is not None else None
+    if gone is not None:  # its sessions' findings were left out, exit 0, without a word
+        raise MurTraceError(
+            E_IO_001,
+            f"{source.rstrip('/')}/{gone}, which the export wrote, is missing (a partition "
+            "lost in a copy?): the findings would leave its sessions out; export again",
+        )
     with replaced_directory(local, SPARK_MARK, [source, *inputs]) as fresh:
         spark = session(master)
         findings = find(read_events(spark, _for_spark(export, source)), detection)

@@ -164,6 +164,32 @@ def _only_ours(target: Path, mark: str, parts: Sequence[str]) -> bool:
         return False
 
 
+#: The file that marks a directory as an export's (`mur-trace export`): only such a
+#: directory is written again; it lists the files the export wrote.
+EXPORT_MARK = ".mur-trace-export"
+
+
+def missing_written(directory: PathLike, mark: str, under: str) -> str | None:
+    """The first of the files below `under` that the mark of `directory` lists as written
+    and that is not there any more (a partition lost by a partial copy); None when none
+    is, or the directory has no mark to say. One `stat` a file listed."""
+    try:
+        written = json.loads((Path(directory) / mark).read_text(encoding="utf-8"))["files"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    prefix = f"{under}/"
+    return next(
+        (
+            name
+            for name in written
+            if isinstance(name, str)
+            and name.startswith(prefix)
+            and not os.path.lexists(Path(directory) / name)
+        ),
+        None,
+    )
+
+
 @contextlib.contextmanager
 def signals_after() -> Iterator[list[int]]:
     """Ctrl-C and SIGTERM held back until the block is done, then acted on as they would

@@ -282,6 +282,22 @@ def test_a_missing_export_is_said_before_spark_starts(tmp_path: Path) -> None:
     assert not out.exists()
 
 
+def test_an_export_missing_a_file_it_wrote_is_said_before_spark_starts(tmp_path: Path) -> None:
+    """A partition lost between the export and the job (a partial copy): the findings of
+    its sessions were left out, exit 0, without a word; the export's mark lists it."""
+    export = _export(SAMPLE_WORKDIR, tmp_path / "export", "--partition-by", "capsule")
+    lost = sorted((export / "events").glob("capsule=*/*.parquet"))[0]
+    lost.unlink()
+    out = tmp_path / "out"
+    result = runner.invoke(app, ["spark", "redundant", str(export), "-o", str(out)])
+    assert result.exit_code == 2
+    assert result.stderr == (
+        f"error[E-IO-001]: {lost}, which the export wrote, is missing (a partition lost in "
+        "a copy?): the findings would leave its sessions out; export again\n"
+    )
+    assert not out.exists()
+
+
 def test_a_run_says_nothing_on_stderr(sample_export: Path, tmp_path: Path) -> None:
     # a whole process: Java warned of its incubating vector module at every start, a line
     # before any error of the command's own
