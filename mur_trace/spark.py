@@ -557,10 +557,21 @@ def _first_line(exc: Exception) -> str:
     if java is not None:
         with contextlib.suppress(Exception):  # the JVM may be gone
             text = str(java.toString())
-    first = next((line.strip() for line in text.splitlines() if line.strip()), "")
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    first = lines[0] if lines else ""
+    if first.endswith("Python worker:"):
+        # the cause is the last line of the worker's traceback (`ModuleNotFoundError: No
+        # module named 'mur_trace'`, a value the loader could not convert): it was cut off
+        cause = next((line for line in reversed(lines) if _PYTHON_ERROR.match(line)), None)
+        if cause is not None:
+            first = f"{first} {cause}"
     # without the Java class that said it (`org.apache.spark.SparkException: [FAILED_…`)
     return _JAVA_CLASS.sub("", first) or type(exc).__name__
 
+
+#: A Python exception as a traceback's last line names it: `ModuleNotFoundError: ...`,
+#: `_duckdb.ConversionException: ...`.
+_PYTHON_ERROR = re.compile(r"^(?:[A-Za-z_][\w]*\.)*[A-Z]\w*(?:Error|Exception): ")
 
 #: A Java exception's class, as its `toString()` starts: a package, a class, a colon.
 _JAVA_CLASS = re.compile(r"^(?:[a-z][\w$]*\.)+[A-Z][\w$]*(?:Exception|Error): ")

@@ -10,6 +10,7 @@ module take 3 min 20 s instead of about 1 min 15 s.
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -296,6 +297,29 @@ def test_an_export_missing_a_file_it_wrote_is_said_before_spark_starts(tmp_path:
         "a copy?): the findings would leave its sessions out; export again\n"
     )
     assert not out.exists()
+
+
+BARE_PYTHON = "/usr/bin/python3"  # the system's, without mur-trace
+
+
+@pytest.mark.skipif(not Path(BARE_PYTHON).exists(), reason="needs a Python without mur-trace")
+def test_a_failure_in_sparks_python_workers_is_one_line_with_its_cause(
+    sample_export: Path, tmp_path: Path
+) -> None:
+    """A cluster's most common mistake, executors whose Python lacks mur-trace: about 120
+    lines of Java stacks and Python tracebacks, then `Spark failed: An exception was thrown
+    from the Python worker:` with the cause cut off."""
+    result = subprocess.run(
+        [sys.executable, "-m", "mur_trace", "spark", "redundant", str(sample_export),
+         "-o", str(tmp_path / "out")],
+        capture_output=True, text=True, timeout=300, cwd=tmp_path,
+        env={**os.environ, "PYSPARK_PYTHON": BARE_PYTHON},
+    )  # fmt: skip
+    assert result.returncode == 2
+    assert result.stderr == (
+        "error[E-IO-003]: Spark failed: An exception was thrown from the Python worker: "
+        "ModuleNotFoundError: No module named 'mur_trace'\n"
+    )
 
 
 def test_a_run_says_nothing_on_stderr(sample_export: Path, tmp_path: Path) -> None:
