@@ -473,7 +473,11 @@ def _refuse_to_lose(db: Path, skipped: list[Skipped], with_events: set[str]) -> 
 
 
 def _rebuilt(
-    db: Path, held: dict[str, str | None], named: list[str], scopes: list[str]
+    db: Path,
+    held: dict[str, str | None],
+    named: list[str],
+    scopes: list[str],
+    keep_gone: bool = False,
 ) -> tuple[dict[str, str | None], int]:
     """What a rebuild reads besides the traces named (`named`, their keys): every trace the
     catalog held (`held`) that is still a file, as it was read; and how many it held under
@@ -483,14 +487,15 @@ def _rebuilt(
     listed = set(named)
     others = {path: fmt for path, fmt in held.items() if path not in listed}
     gone = [path for path in others if not os.path.isfile(path)]
-    lost = [path for path in gone if not _under(path, scopes)]
+    lost = [path for path in gone if keep_gone or not _under(path, scopes)]
     if lost:
         more = f" and {len(lost) - 1} more" if len(lost) > 1 else ""
+        leave = "rebuild without --keep-gone" if keep_gone else "name a directory that held them"
         raise MurTraceError(
             E_IO_004,
             f"refusing to rebuild {db}: it holds traces whose files are gone ({lost[0]}{more}), "
-            "which a rebuild would lose; name a directory that held them to leave them "
-            f"out, or remove {db} to start anew",
+            f"which a rebuild would lose; {leave} to leave them out, or remove {db} to start "
+            "anew",
         )
     return {path: fmt for path, fmt in others.items() if path not in gone}, len(gone)
 
@@ -543,8 +548,14 @@ def ingest(
     strict: bool = False,
     progress: Callable[[int, int, int], None] | None = None,
     format_in: str | None = None,
+    keep_gone: bool = False,
 ) -> IngestReport:
     """Bring the catalog `db` up to date with the traces `paths` (or `workdir`) name.
+
+    A trace whose file is gone from a directory named leaves the catalog, unless
+    `keep_gone` (an agent that deletes its old logs: Claude Code after `cleanupPeriodDays`,
+    30 by default), when it stays as one from elsewhere does (a rebuild that would lose it
+    is refused).
 
     When none of them can be read, or with `strict` when any cannot be read in full, it is
     an error and the catalog is left as it was. `progress(files_done, files_total, events)`
@@ -560,15 +571,18 @@ def ingest(
     for name, value in (("db", db), ("workdir", workdir)):
         path_argument(name, value)
     callback_argument("progress", progress)
+    for name, value in (("rebuild", rebuild), ("strict", strict), ("keep_gone", keep_gone)):
+        if not isinstance(value, bool):  # "no" counted as true
+            raise UsageError(f"{name} is True or False, not {value!r}")
     if format_in is not None:
         formats.reader(format_in)
     # a list: an iterator (Path.glob) would be used up by the first attempt
     arguments = (db, as_paths(given_paths(paths)), workdir, rebuild, strict, progress, format_in)
     try:
-        return _ingest(*arguments, memory_limit=CATALOG_MEMORY)
+        return _ingest(*arguments, memory_limit=CATALOG_MEMORY, keep_gone=keep_gone)
     except _OutOfMemory:
         pass  # out of the handler: what the first attempt held is let go of first
-    return _ingest(*arguments, memory_limit=None)
+    return _ingest(*arguments, memory_limit=None, keep_gone=keep_gone)
 
 
 #: The catalog's memory limit during an ingest (`ingest`).
@@ -596,6 +610,7 @@ def _ingest(
     progress: Callable[[int, int, int], None] | None,
     format_in: str | None,
     memory_limit: str | None,
+    keep_gone: bool = False,
 ) -> IngestReport:
     forced = formats.reader(format_in) if format_in is not None else None
     # before any file is looked at, less a second: file systems stamp a change with a clock
@@ -649,7 +664,7 @@ def _ingest(
                     f"now leads to {now}, another trace it holds, which a rebuild would read "
                     f"for both and lose the first; restore it, or remove {db} to start anew",
                 )
-            again, gone_held = _rebuilt(db, held.formats, files, scopes)
+            again, gone_held = _rebuilt(db, held.formats, files, scopes, keep_gone)
             # how each trace is read again: as it was, unless --format-in says
             read_as = again | (
                 {p: held.formats[p] for p in files if p in held.formats} if not forced else {}
@@ -726,11 +741,13 @@ def _ingest(
         # from elsewhere, one whose file is gone stays (the catalog holds its only copy),
         # but a session moved (`live/` to `archive/`, the new place ingested alone) was
         # held twice, and counted twice: it leaves once its new place is stored (`moved`)
-        gone = [
+        # (with `keep_gone`, it stays too: an agent that deletes its old logs)
+        went = [
             path
             for path in known
             if path not in present and _under(path, scopes) and not os.path.isfile(path)
         ]
+        gone = [] if keep_gone else went
         report.deleted = len(gone) + gone_held
 
         if exists:
@@ -843,7 +860,7 @@ def _ingest(
             raise MurTraceError(report.skipped[0].code, report.skipped[0].message)
         # when every trace the catalog held was looked at (else one rewritten before this
         # ingest, under a directory it did not read, would pass for unchanged next time)
-        looked_at = set(files) - {s.trace_path for s in report.skipped} | set(gone)
+        looked_at = set(files) - {s.trace_path for s in report.skipped} | set(went)
         if exists and looked_at >= set(known):
             cat.execute(
                 "INSERT OR REPLACE INTO catalog_meta VALUES ($key, $value)",

@@ -1047,6 +1047,14 @@ def ingest(
     ] = False,
     strict: StrictOpt = False,
     format_in: FormatInOpt = None,
+    keep_gone: Annotated[
+        bool,
+        typer.Option(
+            help="Keep the traces whose files are gone from the directories read (an agent "
+            "that deletes its old logs: Claude Code after 30 days); without it, they leave "
+            "the catalog."
+        ),
+    ] = False,
 ) -> None:
     """Store traces in a catalog; again, add only what changed since."""
     from .catalog import ingest as ingest_traces
@@ -1064,6 +1072,7 @@ def ingest(
             strict=strict,
             progress=Progress("ingest"),
             format_in=format_in,
+            keep_gone=keep_gone,
         )
         COMMITTED.set()
         # committed: the ingest is done, and says so, whatever Ctrl-C or SIGTERM comes while

@@ -1478,3 +1478,26 @@ def test_options_that_read_trace_files_are_refused_with_a_catalog(
     with pytest.raises(mur_trace.MurTraceError) as refused:
         mur_trace.find_redundant(db=db, format_in="codex")
     assert refused.value.code == "E-CLI-001"
+
+
+def test_keep_gone_keeps_what_an_agent_deleted_itself(tmp_path: Path) -> None:
+    """Claude Code deletes its session files after 30 days: an ingest of its projects
+    removed them from the catalog, which held their only copy. With `--keep-gone` they
+    stay, and a rebuild that would lose them is refused."""
+    project = _claude_project(tmp_path)
+    db = tmp_path / "catalog.duckdb"
+    ingest(db, [project])
+    before = findings(mur_trace.load(db=db, policy="context"))
+    (project / f"{CODEMIE}.jsonl").unlink()  # cleaned up by the agent
+    result = runner.invoke(app, ["ingest", "--db", str(db), str(project), "--keep-gone"])
+    assert result.exit_code == 0, result.output
+    assert "0 deleted traces" in result.stdout
+    assert findings(mur_trace.load(db=db, policy="context")) == before
+    rebuild = runner.invoke(app, ["ingest", "--db", str(db), str(project), "--keep-gone",
+                                  "--rebuild"])  # fmt: skip
+    assert rebuild.exit_code == 2
+    assert "rebuild without --keep-gone to leave them out" in rebuild.stderr
+    assert ingest(db, [project]).deleted == 1  # without it, as before
+    with pytest.raises(mur_trace.MurTraceError) as refused:
+        ingest(db, [project], keep_gone="no")
+    assert refused.value.code == "E-CLI-001"
