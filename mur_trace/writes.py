@@ -407,7 +407,8 @@ def replaced_directory(
             if target.exists() or target.is_symlink():
                 os.replace(target, staging / "old")
                 old = staging / "old"
-                if old.is_dir() and not _only_ours(old, mark, [e.name for e in old.iterdir()]):
+                held = [e.name for e in old.iterdir() if e.name != mark] if old.is_dir() else []
+                if old.is_dir() and not _only_ours(old, mark, held):
                     # someone wrote into it while the writer ran (a cluster job's minutes):
                     # deleted with it, without a word, before
                     os.replace(old, target)

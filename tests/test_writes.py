@@ -638,9 +638,10 @@ def test_a_replaced_directory_keeps_files_put_in_it_while_the_writer_ran(
     """`spark --output` onto its earlier output: a user's file put there during the job
     (a cluster's minutes) was deleted with the old directory, exit 0, without a word."""
     out = tmp_path / "out"
-    with replaced_directory(out, ".mark") as fresh:  # an earlier output
-        fresh.mkdir()
-        (fresh / "part-0.csv").write_text("old\n")
+    for _ in range(2):  # an earlier output, replaced
+        with replaced_directory(out, ".mark") as fresh:
+            fresh.mkdir()
+            (fresh / "part-0.csv").write_text("old\n")
     with pytest.raises(MurTraceError) as refused, replaced_directory(out, ".mark") as fresh:
         fresh.mkdir()
         (fresh / "part-0.csv").write_text("new\n")
