@@ -415,6 +415,17 @@ def _held(cat: duckdb.DuckDBPyConnection, version: int | None) -> _Held:
             for path, size, sha256 in entries
             if not _holds_bytes(key, size, sha256)
         )
+        # a file itself made a link to another held trace (another agent's session file:
+        # its directory resolves as before, the file leads elsewhere)
+        held.merged.extend(
+            (path, target)
+            for key, entries in stored_as.items()
+            if os.path.islink(key)
+            and (target := os.path.realpath(key)) != key
+            and target in stored_as
+            for path, size, sha256 in entries
+            if not _holds_bytes(target, size, sha256)
+        )
     return held
 
 
@@ -490,7 +501,11 @@ def _rebuilt(
     lost = [path for path in gone if keep_gone or not _under(path, scopes)]
     if lost:
         more = f" and {len(lost) - 1} more" if len(lost) > 1 else ""
-        leave = "rebuild without --keep-gone" if keep_gone else "name a directory that held them"
+        leave = (
+            "rebuild without --keep-gone, naming a directory that held them,"
+            if keep_gone
+            else "name a directory that held them"
+        )
         raise MurTraceError(
             E_IO_004,
             f"refusing to rebuild {db}: it holds traces whose files are gone ({lost[0]}{more}), "

@@ -547,8 +547,9 @@ def _guard(
     (`mur-trace redundant t.jsonl >> t.jsonl`: a trace, the catalog, the effects file) is
     refused too (before, the trace was appended to); any other file it opened is written,
     wherever it lies."""
-    if db is not None and workdir != DEFAULT_WORKDIR:  # (dropped without a word: the whole
-        # catalog was analysed, not the traces beneath it)
+    if db is not None and os.path.realpath(workdir) != os.path.realpath(DEFAULT_WORKDIR):
+        # (dropped without a word: the whole catalog was analysed, not the traces beneath
+        # it; the default's directory, however spelled, is what goes without saying)
         raise MurTraceError(
             E_USAGE,
             "--workdir names trace files, not a catalog's: with --db, name the directory "

@@ -207,18 +207,11 @@ def real_paths(paths: Iterable[str | os.PathLike[str]]) -> list[str]:
 
 def trace_keys(paths: Iterable[str | os.PathLike[str]]) -> list[str]:
     """The paths traces are known by across runs: absolute, with the directories above them
-    resolved (a workdir reached through a link is one workdir); a Murmur session's trace
-    file itself not (linked from elsewhere, it keeps its session directory's name), another
-    agent's session file reached through a link resolved too (its name says no session: a
-    link to one was stored as a second trace, and one made a link to another held session
-    was merged into it by a rebuild)."""
+    resolved (a workdir reached through a link is one workdir), the files themselves not (a
+    session's trace linked from elsewhere keeps its session's name)."""
     split = [os.path.split(os.path.abspath(path)) for path in paths]
     directories = real_paths(directory for directory, _ in split)
-    keys = [os.path.join(d, name) for d, (_, name) in zip(directories, split, strict=True)]
-    return [
-        os.path.realpath(key) if name != TRACE_FILE and os.path.islink(key) else key
-        for key, (_, name) in zip(keys, split, strict=True)
-    ]
+    return [os.path.join(d, name) for d, (_, name) in zip(directories, split, strict=True)]
 
 
 def trace_key(path: str | os.PathLike[str]) -> str:

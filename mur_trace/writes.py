@@ -407,10 +407,12 @@ def replaced_directory(
             if target.exists() or target.is_symlink():
                 os.replace(target, staging / "old")
                 old = staging / "old"
-                held = [e.name for e in old.iterdir() if e.name != mark] if old.is_dir() else []
-                if old.is_dir() and not _only_ours(old, mark, held):
-                    # someone wrote into it while the writer ran (a cluster job's minutes):
-                    # deleted with it, without a word, before
+                mine = old.is_dir() and not old.is_symlink()
+                held = [e.name for e in old.iterdir() if e.name != mark] if mine else []
+                if not mine or not _only_ours(old, mark, held):
+                    # someone wrote into it while the writer ran (a cluster job's minutes),
+                    # or put a file or a link where it was to be: deleted with it, without
+                    # a word, before
                     os.replace(old, target)
                     raise MurTraceError(
                         E_IO_004,

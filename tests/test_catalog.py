@@ -1421,19 +1421,15 @@ def _claude_project(tmp_path: Path) -> Path:
     return project
 
 
-def test_another_agents_session_file_reached_through_a_link_is_one_trace(tmp_path: Path) -> None:
-    """Its name says no session: a link to it was stored as a second trace (every finding
-    counted twice), and a session file made a link to another held one was merged into it
-    by a rebuild (its only copy gone, the other counted twice, `0 deleted`)."""
+def test_a_rebuild_refuses_to_merge_a_session_file_made_a_link_to_another(
+    tmp_path: Path,
+) -> None:
+    """Another agent's session file replaced by a link to another held session: a rebuild
+    stored the other session's events under the first's path, its only copy gone, the
+    other counted twice, `0 deleted`."""
     project = _claude_project(tmp_path)
     db = tmp_path / "catalog.duckdb"
     assert ingest(db, [project]).new == 4  # two sessions, a subagent's file, a compaction's
-    shared = tmp_path / "shared" / "review-me.jsonl"
-    shared.parent.mkdir()
-    shared.symlink_to(project / f"{CODEMIE}.jsonl")
-    report = ingest(db, [shared])
-    assert (report.new, report.unchanged) == (0, 1)
-    assert len(_held(db)) == 4
     (project / f"{CODEMIE}.jsonl").unlink()
     (project / f"{CODEMIE}.jsonl").symlink_to(f"{MAROT}.jsonl")
     assert ingest(db, [project]).deleted == 0  # kept: the catalog holds its only copy
@@ -1496,7 +1492,7 @@ def test_keep_gone_keeps_what_an_agent_deleted_itself(tmp_path: Path) -> None:
     rebuild = runner.invoke(app, ["ingest", "--db", str(db), str(project), "--keep-gone",
                                   "--rebuild"])  # fmt: skip
     assert rebuild.exit_code == 2
-    assert "rebuild without --keep-gone to leave them out" in rebuild.stderr
+    assert "rebuild without --keep-gone, naming a directory that held them," in rebuild.stderr
     assert ingest(db, [project]).deleted == 1  # without it, as before
     with pytest.raises(mur_trace.MurTraceError) as refused:
         ingest(db, [project], keep_gone="no")

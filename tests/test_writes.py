@@ -650,6 +650,14 @@ def test_a_replaced_directory_keeps_files_put_in_it_while_the_writer_ran(
     assert (out / "NOTES.txt").read_text() == "mine\n"
     assert (out / "part-0.csv").read_text() == "old\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]  # no staging left
+    # a file put where a new output was to be, while the writer ran
+    new = tmp_path / "new"
+    with pytest.raises(MurTraceError) as refused, replaced_directory(new, ".mark") as fresh:
+        fresh.mkdir()
+        (fresh / "part-0.csv").write_text("new\n")
+        new.write_text("mine\n")  # meanwhile
+    assert refused.value.code == "E-IO-004"
+    assert new.read_text() == "mine\n"
 
 
 # ── catalogs ─────────────────────────────────────────────────────────────────
