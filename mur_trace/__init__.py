@@ -48,6 +48,7 @@ from .load import (
 from .sessions import (
     DEFAULT_WORKDIR,
     as_paths,
+    bool_argument,
     callback_argument,
     discover,
     given_paths,
@@ -101,7 +102,7 @@ def load(
     Claude Code, Codex, OpenHands) is recognised from its first line; `format_in` forces one
     (a name of `mur_trace.formats.FORMATS`).
     """
-    _readable_argument(require_readable)
+    bool_argument("require_readable", require_readable)
     paths = _asked(
         paths, policy, rules, format_in=format_in, workdir=workdir, db=db, effects=effects
     )
@@ -149,11 +150,6 @@ def load(
     if require_readable and len(skipped) == len(files):
         raise MurTraceError(skipped[0].code, skipped[0].message)
     return Trace(con, skipped, policy, rules=rules, effects=declared)
-
-
-def _readable_argument(require_readable: object) -> None:
-    if not isinstance(require_readable, bool):  # "no" counted as true
-        raise UsageError(f"require_readable is True or False, not {require_readable!r}")
 
 
 def _asked(
@@ -550,7 +546,7 @@ def summarise(
     # what was asked for is checked before any trace is read: a bad effects file or rule is
     # its own error, never taken for traces that cannot be read (with require_readable
     # False, it was passed over, and the sessions summarised without them)
-    _readable_argument(require_readable)
+    bool_argument("require_readable", require_readable)
     paths = _asked(
         paths, policy, rules, format_in=format_in, batch_bytes=batch_bytes, workdir=workdir,
         db=db, effects=effects,

@@ -62,6 +62,7 @@ from .load import (
 from .sessions import (
     DEFAULT_WORKDIR,
     as_paths,
+    bool_argument,
     callback_argument,
     catalog_name,
     created_ms,
@@ -587,8 +588,7 @@ def ingest(
         path_argument(name, value)
     callback_argument("progress", progress)
     for name, value in (("rebuild", rebuild), ("strict", strict), ("keep_gone", keep_gone)):
-        if not isinstance(value, bool):  # "no" counted as true
-            raise UsageError(f"{name} is True or False, not {value!r}")
+        bool_argument(name, value)
     if format_in is not None:
         formats.reader(format_in)
     # a list: an iterator (Path.glob) would be used up by the first attempt

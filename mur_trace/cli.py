@@ -220,7 +220,8 @@ WorkdirOpt = Annotated[
     typer.Option(
         parser=_named,
         help="Directory holding the ses_* session directories (with none: another agent's "
-        "session files, read as if given as a path).",
+        "session files, read as if given as a path). Not with --db: name a directory after "
+        "the command to narrow a catalog.",
     ),
 ]
 PolicyOpt = Annotated[

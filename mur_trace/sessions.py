@@ -140,6 +140,13 @@ def path_argument(name: str, value: object) -> None:
         raise UsageError(f"{name} is a path, and no path holds a NUL character: {value!r}")
 
 
+def bool_argument(name: str, value: object) -> None:
+    """Refuse (`UsageError`) a value of the Python API's argument `name` that is not True
+    or False ("no" counted as true)."""
+    if not isinstance(value, bool):
+        raise UsageError(f"{name} is True or False, not {value!r}")
+
+
 def callback_argument(name: str, value: object) -> None:
     """Refuse (`UsageError`) a value of the Python API's argument `name` that is neither
     None nor callable: it was a TypeError once the first batch had been read."""
