@@ -53,6 +53,7 @@ from .sessions import (
     discover,
     given_paths,
     path_argument,
+    workdir_argument,
 )
 from .trace import Report, SessionShow, Trace, count_argument
 
@@ -182,6 +183,7 @@ def _asked(
     callback_argument("progress", progress)
     for name, value in files.items():
         path_argument(name, value)
+    workdir_argument(files.get("workdir"), files.get("db"))
     return given_paths(paths)
 
 

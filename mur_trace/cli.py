@@ -85,6 +85,7 @@ from .sessions import (
     rust_count,
     select_sessions,
     session_at,
+    workdir_argument,
 )
 from .trace import BIGINT_MAX, Trace
 from .writes import (
@@ -548,14 +549,7 @@ def _guard(
     (`mur-trace redundant t.jsonl >> t.jsonl`: a trace, the catalog, the effects file) is
     refused too (before, the trace was appended to); any other file it opened is written,
     wherever it lies."""
-    if db is not None and os.path.realpath(workdir) != os.path.realpath(DEFAULT_WORKDIR):
-        # (dropped without a word: the whole catalog was analysed, not the traces beneath
-        # it; the default's directory, however spelled, is what goes without saying)
-        raise MurTraceError(
-            E_USAGE,
-            "--workdir names trace files, not a catalog's: with --db, name the directory "
-            "after the command to narrow the catalog to the traces beneath it",
-        )
+    workdir_argument(workdir, db)
     inputs: list[Path | None] = [*(paths or ([] if db else [workdir])), db, effects]
     # what goes to standard output: the rows, or what was written where (`export`, `plot`)
     _refuse_stdout_into(inputs, paths, workdir, db)

@@ -140,6 +140,19 @@ def path_argument(name: str, value: object) -> None:
         raise UsageError(f"{name} is a path, and no path holds a NUL character: {value!r}")
 
 
+def workdir_argument(workdir: object, db: object) -> None:
+    """Refuse (`UsageError`) a workdir given with a catalog: it names trace files, which a
+    catalog's sessions are not read from, and it was dropped without a word (the whole
+    catalog analysed). The default's directory, however spelled, goes without saying."""
+    if db is None or workdir is None:
+        return
+    if os.path.realpath(os.fspath(workdir)) != os.path.realpath(DEFAULT_WORKDIR):
+        raise UsageError(
+            "--workdir names trace files, not a catalog's: with --db, name the directory "
+            "after the command to narrow the catalog to the traces beneath it"
+        )
+
+
 def bool_argument(name: str, value: object) -> None:
     """Refuse (`UsageError`) a value of the Python API's argument `name` that is not True
     or False ("no" counted as true)."""

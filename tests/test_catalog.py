@@ -1474,6 +1474,15 @@ def test_options_that_read_trace_files_are_refused_with_a_catalog(
     with pytest.raises(mur_trace.MurTraceError) as refused:
         mur_trace.find_redundant(db=db, format_in="codex")
     assert refused.value.code == "E-CLI-001"
+    # the API dropped a workdir given with a catalog as the command line once did
+    for entry in (mur_trace.load, mur_trace.find_redundant, mur_trace.summarise,
+                  mur_trace.find_loops):  # fmt: skip
+        with pytest.raises(mur_trace.MurTraceError) as refused:
+            entry(db=db, workdir=workdir)
+        assert refused.value.code == "E-CLI-001", entry
+        assert "not a catalog's" in refused.value.message
+    # the default's directory goes without saying, as on the command line
+    assert mur_trace.load(db=db, workdir="workdir").session_count() == 7
 
 
 def test_keep_gone_keeps_what_an_agent_deleted_itself(tmp_path: Path) -> None:
