@@ -292,10 +292,12 @@ def test_one_command_run_in_several_places_is_read_in_each() -> None:
     ).fetchall()
     # `cat x.rs` after `cd src`, from where each ran (none known: as written); the failed
     # `git commit`, run alone, changed nothing; the one that succeeded changed the repository
+    # and printed what it did (new to the model: a read of nothing known)
     assert found == [
         ("a", 2, 1, 1, "read", "/w1/src/x.rs", True, None, True),
         ("b", 2, 1, 1, "read", "/w2/src/x.rs", True, None, True),
         ("c", 4, 1, 3, "mutate", ".git", False, None, True),
+        ("c", 4, 2, 3, "read", None, False, "git commit -m x", False),
         ("d", 2, 1, 1, "read", "src/x.rs", True, None, True),
     ]
 
@@ -343,3 +345,27 @@ def test_a_shell_command_is_redundant_once_when_every_read_of_it_is(tmp_path: Pa
     found = mur_trace.load([trace]).redundant_calls("context")
     rows = found.select("line, resource, resource_source, prior_line, rule").fetchall()
     assert rows == [(4, "src/b.rs", "shell", 3, "shell_inference")]
+
+
+SHELL_CASES = Path(__file__).resolve().parent / "fixtures" / "shell"
+
+
+def test_shell_sessions_played_for_real_are_flagged_only_where_they_repeat() -> None:
+    """Commands an agent runs whose effect the shell reading once got wrong (`xargs sed -i`,
+    `&> f`, `sort -o`, `cp -t`, `git status` after a `cd`, a `cd` in an `if`, `ls -l` after
+    a read, a link, `make build`, a stash from before the session, ...), each played for
+    real (tests/fixtures/shell/record.py): every call the context policy flags printed
+    what an earlier call of its session had printed, byte for byte (truth.json)."""
+    truth = json.loads((SHELL_CASES / "truth.json").read_text())
+    wrong = {}
+    for name, case in truth.items():
+        trace = mur_trace.load([SHELL_CASES / f"{name}.jsonl"], policy="context")
+        found = {line for (line,) in trace.redundant_calls("context").select("line").fetchall()}
+        repeats = {call["line"] for call in case["calls"] if call["redundant"]}
+        if not found <= repeats:
+            wrong[name] = sorted(found - repeats)
+    assert wrong == {}
+    # and the repeats it can tell: `cat a.txt` around a stash of another file and its pop
+    trace = mur_trace.load([SHELL_CASES / "stash_and_pop_of_the_session.jsonl"])
+    found = trace.redundant_calls("context").select("line").order("line").fetchall()
+    assert found == [(12,), (18,)]

@@ -92,7 +92,7 @@ WITH gathered AS (
         request,
         'shell',
         'shell',
-        false,
+        metadata,
         NULL,
         NULL,
         NULL

@@ -175,10 +175,12 @@ candidates AS (
         *,
         greatest(
             last_reset, last_unknown_change, last_change, last_related,
-            -- a listing or search changes with what directories hold; git's answers (the
-            -- history, the status of tracked files) do not: builds' outputs are ignored
+            -- a listing or search changes with what directories hold, and so does `git
+            -- status` (untracked files: a build's outputs, a test's caches); the history and
+            -- what git tells of tracked files (`git diff`, `ls-files`, `grep`, `blame`) do not
             CASE WHEN is_path AND NOT is_file AND identity <> '.git'
-                AND NOT starts_with(coalesce(request, ''), 'git ')
+                AND NOT regexp_matches(coalesce(request, ''),
+                    '^git (?:diff|ls-files|grep|blame|difftool)(?:\s|$)')
                 THEN last_listing_change END
         ) AS barrier
     FROM kinds

@@ -7,7 +7,9 @@
 -- unknown command, a declared change in no file), any file may be uncommitted: the stash
 -- then may have changed anything (`mutate_all`), as it always does with the rule off. So
 -- after `git stash`, a file the session only read is still what the model holds. It
--- trusts the session's start: a tree that was already dirty is where it can be wrong.
+-- trusts the session's start: a tree that was already dirty is where it can be wrong. A
+-- stash brought back (`pop`, `apply`) with no `git stash` before it in the trace was made
+-- before the session, of files it cannot tell: it may have changed anything.
 -- (Formatters are not assumed to leave alone what the session did not change: on recorded
 -- sessions, committed files were not always formatted.)
 -- @column trace_path VARCHAR  Trace file.
@@ -17,7 +19,12 @@
 -- @column kind       VARCHAR  `mutate` or `mutate_all`.
 -- @column identity   VARCHAR  The path changed (NULL for mutate_all).
 WITH runs AS (
-    SELECT trace_path, line, seq, call_line, identity AS scope, line * 1000000 + seq AS ord
+    SELECT
+        trace_path, line, seq, call_line, identity AS scope, line * 1000000 + seq AS ord,
+        request = 'restore'
+            AND count(*) FILTER (WHERE request = 'stash') OVER (
+                PARTITION BY trace_path ORDER BY line, seq ROWS UNBOUNDED PRECEDING
+            ) = 0 AS older_stash
     FROM rule_shell_inference
     WHERE kind = 'mutate_changed'
 ),
@@ -55,6 +62,7 @@ judged AS (
         r.call_line,
         r.scope,
         NOT coalesce((SELECT enabled FROM context_rules WHERE name = 'session_changes'), false)
+            OR bool_or(r.older_stash)
             OR coalesce(bool_or(ch.ord IS NOT NULL AND ch.identity IS NULL), false) AS anything,
         list(DISTINCT ch.identity) FILTER (
             WHERE ch.identity IS NOT NULL AND (

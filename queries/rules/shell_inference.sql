@@ -63,7 +63,8 @@
 -- @column kind       VARCHAR  `read`, `mutate`, `mutate_all`, `mutate_listings` (directories' contents may have changed) or `mutate_changed` (what the session changed under `identity`, or anywhere when NULL, may have changed).
 -- @column identity   VARCHAR  The normalised path (NULL for mutate_all).
 -- @column whole      BOOLEAN  A read of the whole file.
--- @column request    VARCHAR  What a partial read asked (the simple command, or its pipeline; the MD5 digest of one over 256 characters); NULL when whole.
+-- @column request    VARCHAR  What a partial read asked (the simple command, or its pipeline; the MD5 digest of one over 256 characters); NULL when whole. For `mutate_changed`: `stash` (`git stash`), `restore` (`git stash pop|apply`), NULL (`git reset --hard`).
+-- @column metadata   BOOLEAN  A read of what a file is, not what it holds (`ls -l f`): held only by the same request.
 -- @column observed   BOOLEAN  The command is known to have run and succeeded (or the failed_calls rule is off).
 WITH ordered AS (
     SELECT
@@ -199,7 +200,7 @@ parsed AS (
         CASE WHEN in_script THEN list_filter(
             regexp_extract_all(
                 segment,
-                '(?:^|[^0-9&<>])[0-9]*>>?\s*(''[^'']*''|"[^"]*"|[^\s&|<>;''"]+)',
+                '(?:^|[^0-9&<>])(?:[0-9]*|&)>>?\s*(''[^'']*''|"[^"]*"|[^\s&|<>;''"]+)',
                 1
             ),
             lambda t: t NOT IN ('/dev/null', '''/dev/null''', '"/dev/null"')
@@ -212,7 +213,7 @@ parsed AS (
         in_script AND regexp_matches(segment, '(?:^|[^0-9<>&])1?>>?\s*[^\s&]|&>') AS to_file,
         split_shell_words(CASE WHEN in_script THEN regexp_replace(
             segment,
-            '[0-9]*(?:>>?|<<?)\s*(?:&[0-9]+|''[^'']*''|"[^"]*"|[^\s&|<>;''"]+)',
+            '(?:[0-9]*|&)(?:>>?|<<?)\s*(?:&[0-9]+|''[^'']*''|"[^"]*"|[^\s&|<>;''"]+)',
             ' ',
             'g'
         ) ELSE segment END) AS all_tokens
@@ -228,12 +229,23 @@ unquoted AS (
 ),
 commands AS (
     -- Skip `VAR=value` assignments and wrappers (`sudo`, `env`, `time`, `timeout 60`,
-    -- `xargs`: what `xargs cat` does is what `cat` does to the files it is given).
+    -- `xargs`: what `xargs cat` does is what `cat` does to the files it is given, which
+    -- come from its input: `via_xargs`).
+    SELECT
+        * EXCLUDE (first_word, to_file),
+        all_tokens[first_word:] AS tokens,
+        list_contains(all_tokens[:first_word - 1], 'xargs') AS via_xargs,
+        -- what a pipeline prints goes to a file when its last command's does: what each of
+        -- its commands read is not seen (`cat a | tr a-z A-Z > b`)
+        to_file OR (piped AND bool_or(to_file AND NOT piped) OVER (
+            PARTITION BY script_program, script, seq // 1000
+        )) AS to_file
+    FROM (
     SELECT
         *,
         -- each word beside the one before it (zipped: indexing the list inside the lambda
         -- would copy it for every word, a cost that grows with the square of its length)
-        all_tokens[coalesce(list_position(list_transform(
+        coalesce(list_position(list_transform(
             list_zip(all_tokens, list_prepend(NULL, all_tokens)),
             lambda w: w[1] IS NULL OR NOT (
                 regexp_full_match(w[1], '[A-Za-z_][A-Za-z0-9_]*=.*')
@@ -241,8 +253,9 @@ commands AS (
                     'xargs')
                 OR (w[2] = 'timeout' AND regexp_full_match(w[1], '[0-9.]+[smhd]?'))
             )
-        ), true), len(all_tokens) + 1):] AS tokens
+        ), true), len(all_tokens) + 1) AS first_word
     FROM unquoted
+    )
 ),
 -- the words of each command: its program, arguments and operands; how many commands its
 -- script holds; and the `cd DIR`s before it in the script, which move its relative paths
@@ -251,7 +264,17 @@ commands AS (
 worded AS (
     SELECT
         *,
-        list(CASE WHEN tokens[1] IN ('cd', 'pushd') THEN coalesce(tokens[2], '~') END) OVER (
+        list(CASE
+            WHEN tokens[1] IN ('cd', 'pushd') THEN coalesce(tokens[2], '~')
+            -- a `cd` inside a compound command or a subshell (`then cd d`, `( cd d`,
+            -- `(cd d`), or a `popd`: where the commands after it ran is not known
+            WHEN tokens[1] = 'popd'
+                OR regexp_full_match(coalesce(tokens[1], ''), '[({]+(?:cd|pushd|popd)')
+                OR len(list_filter(list_zip(tokens, list_prepend(NULL, tokens)), lambda w:
+                    w[1] IN ('cd', 'pushd', 'popd') AND w[2] IN ('then', 'do', 'else', 'elif',
+                        'if', 'while', 'until', '(', '{', '!'))) > 0
+                THEN '$'
+        END) OVER (
             PARTITION BY script_program, script ORDER BY seq
             ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING
         ) AS dirs,
@@ -273,9 +296,25 @@ worded AS (
         END AS after_pattern,
         list_filter(tokens[2:], lambda t: NOT starts_with(t, '-')
             AND NOT regexp_full_match(t, '[+-]?[0-9]+')) AS files,
-        list_has_any(tokens[2:], ['-i', '--in-place'])
-            OR len(list_filter(tokens[2:], lambda t: regexp_full_match(t, '-[a-hj-zA-Z]*i.*')))
-                > 0 AS in_place,
+        len(list_filter(tokens[2:], lambda t:
+            regexp_full_match(t, '-[a-hj-zA-Z]*i.*|--in-place(?:=.*)?'))) > 0 AS in_place,
+        -- the values of options that name a file (`-o F`, `--output=F`), by option
+        list_transform(list_filter(list_zip(tokens[2:], list_prepend(NULL, tokens[2:])),
+            lambda w: w[2] IN ('-o', '--output')), lambda w: w[1])
+            || list_transform(list_filter(tokens[2:], lambda t: regexp_full_match(t, '--output=.+')),
+                lambda t: t[10:]) AS output_files,
+        list_transform(list_filter(list_zip(tokens[2:], list_prepend(NULL, tokens[2:])),
+            lambda w: w[2] IN ('-f', '--file')), lambda w: w[1])
+            || list_transform(list_filter(tokens[2:], lambda t: regexp_full_match(t, '--file=.+')),
+                lambda t: t[8:]) AS script_files,
+        list_has_any(tokens[2:], ['-t', '--target-directory'])
+            OR len(list_filter(tokens[2:], lambda t: starts_with(t, '--target-directory=')))
+                > 0 AS to_directory,
+        -- `ls -l f` shows what the file is (size, owner, time), not what it holds
+        regexp_extract(tokens[1], '[^/]+$') IN ('ls', 'exa', 'eza')
+            AND len(list_filter(tokens[2:], lambda t: regexp_full_match(t,
+                '-[A-Za-z0-9]*[lgnosi][A-Za-z0-9]*|--(?:format=(?:long|verbose)|size|inode|full-time)')))
+                > 0 AS metadata,
         list_filter(tokens[2:], lambda t: NOT starts_with(t, '-'))[1] AS subcommand,
         -- `find`'s starting points: the words before its expression
         list_filter(
@@ -284,7 +323,6 @@ worded AS (
             lambda t: NOT starts_with(t, '-') AND t NOT IN ('(', '!', '\(')
         ) AS roots
     FROM commands
-    WHERE len(tokens) > 0
 ),
 -- each command of each shell event (a line holds at most one shell event)
 ran AS (
@@ -311,14 +349,33 @@ located AS (
 ),
 classified AS (
     SELECT
+        * EXCLUDE (class),
+        -- a command given its operands by `xargs` (from its input, unknown here) reads what
+        -- it reads; any other may have changed anything (`xargs sed -i ...`)
+        CASE
+            WHEN via_xargs AND class NOT IN ('read_whole', 'read_part', 'read_after_pattern',
+                'list', 'list_roots', 'git_tree', 'git_history', 'git_stashes', 'none')
+                THEN 'mutate_all'
+            ELSE class
+        END AS class
+    FROM (
+    SELECT
         *,
         CASE
+            -- a redirection alone (`> f`), which changes its file
+            WHEN len(tokens) = 0 THEN 'none'
+            -- process substitution (`diff <(sort a) <(sort b)`, `tee >(gzip > f)`): the
+            -- commands inside are not read
+            WHEN regexp_matches(segment, '[<>]\(') THEN 'substituted'
             WHEN program IN ('cd', 'pushd', 'popd') THEN 'none'
             -- a git command that failed, run alone, changed nothing (git's changes are whole)
             WHEN program = 'git' AND coalesce(exit_code, 0) <> 0 AND known
                 AND script_commands = 1
                 THEN 'none'
             WHEN program IN ('cat', 'bat', 'batcat', 'less', 'more', 'nl', 'tac') THEN 'read_whole'
+            -- `sort -o f`, `uniq in out`: the output goes to a file
+            WHEN program = 'sort' AND len(output_files) > 0 THEN 'sort_output'
+            WHEN program = 'uniq' AND len(files) >= 2 THEN 'uniq_output'
             WHEN program IN ('head', 'tail', 'wc', 'sort', 'uniq', 'cut', 'diff', 'cmp', 'comm',
                 'md5sum', 'sha1sum', 'sha256sum', 'sha512sum', 'cksum', 'od', 'xxd', 'hexdump',
                 'strings', 'column', 'fold', 'jq') THEN 'read_part'
@@ -333,31 +390,43 @@ classified AS (
             WHEN program IN ('perl', 'ruby') AND in_place THEN 'mutate_after_pattern'
             WHEN program IN ('rm', 'rmdir', 'unlink', 'touch', 'mkdir', 'truncate', 'shred',
                              'tee', 'mv', 'dos2unix', 'unix2dos') THEN 'mutate_files'
+            -- into a directory named by an option (`cp -t dir a b`): every operand, and it
+            WHEN program IN ('cp', 'ln', 'install', 'mv') AND to_directory THEN 'mutate_into'
+            -- a symbolic link: its path, and what is read through it later (below)
+            WHEN program = 'ln' AND len(list_filter(args, lambda t:
+                regexp_full_match(t, '-[A-Za-z]*s[A-Za-z]*|--symbolic'))) > 0 THEN 'link'
             WHEN program IN ('cp', 'ln', 'install', 'rsync') THEN 'mutate_last'
             WHEN program IN ('chmod', 'chown', 'chgrp') THEN 'mutate_after_pattern'
-            WHEN program IN ('black', 'isort', 'gofmt', 'rustfmt', 'prettier', 'clang-format',
+            WHEN program IN ('black', 'isort', 'gofmt', 'prettier', 'clang-format',
                              'autopep8', 'yapf', 'shfmt') THEN 'format'
+            -- rustfmt formats the modules a file declares too: the file's directory
+            WHEN program = 'rustfmt' THEN 'format_dirs'
             WHEN program = 'ruff' AND (subcommand = 'format' OR list_contains(args, '--fix'))
                 THEN 'format_sub'
             WHEN program IN ('cargo', 'go') AND subcommand = 'fmt' THEN 'format_all'
             WHEN program = 'ruff' THEN 'build'
-            WHEN program = 'cargo' AND subcommand IN ('test', 'build', 'check', 'run', 'bench',
-                'doc', 'tree', 'metadata', 'search') THEN 'build'
+            -- cargo writes Cargo.lock anew when the manifest changed (`cargo run` runs a
+            -- program: anything)
+            WHEN program = 'cargo' AND subcommand IN ('test', 'build', 'check', 'bench', 'doc',
+                'tree', 'metadata') THEN 'cargo_build'
             WHEN program = 'cargo' AND subcommand = 'clippy' AND NOT list_contains(args, '--fix')
-                THEN 'build'
+                THEN 'cargo_build'
+            WHEN program = 'cargo' AND subcommand = 'search' THEN 'none'
             WHEN program = 'go' AND subcommand IN ('test', 'vet', 'build', 'list', 'version', 'env')
                 THEN 'build'
             WHEN program IN ('npm', 'yarn', 'pnpm') AND subcommand = 'test' THEN 'build'
-            -- `make` with no target, or the usual targets that build and test
-            WHEN program IN ('make', 'gmake') AND list_filter(args, lambda t:
-                NOT starts_with(t, '-') AND NOT contains(t, '=')) <@ ['all', 'build', 'test',
-                'tests', 'check', 'lint', 'vet', 'compile', 'debug', 'release'] THEN 'build'
+            -- `make` with the usual targets that test and check (a target that builds, or
+            -- none, makes files the Makefile names: anything)
+            WHEN program IN ('make', 'gmake') AND len(list_filter(args, lambda t:
+                NOT starts_with(t, '-') AND NOT contains(t, '='))) > 0
+                AND list_filter(args, lambda t: NOT starts_with(t, '-') AND NOT contains(t, '='))
+                    <@ ['test', 'tests', 'check', 'lint', 'vet'] THEN 'build'
             WHEN program = 'mix' AND subcommand IN ('compile', 'test', 'credo', 'dialyzer',
                 'xref', 'help', 'deps.tree') THEN 'build'
             WHEN program = 'mix' AND subcommand = 'format' THEN 'format_sub'
             WHEN regexp_full_match(program, 'python[0-9.]*') AND len(args) >= 2 AND args[1] = '-m'
                 AND args[2] IN ('pytest', 'unittest', 'mypy', 'compileall', 'py_compile',
-                    'pyflakes', 'pylint', 'flake8', 'doctest', 'json.tool', 'tabnanny')
+                    'pyflakes', 'pylint', 'flake8', 'doctest', 'tabnanny')
                 THEN 'build'
             WHEN program IN ('pytest', 'mypy', 'tsc', 'jest', 'pylint', 'flake8') THEN 'build'
             WHEN program IN ('source', '.') AND ends_with(coalesce(args[1], ''), 'activate')
@@ -372,14 +441,19 @@ classified AS (
                 AND list_filter(args, lambda t: starts_with(t, '-')) <@ ['-a', '-r', '-v', '-vv',
                     '-l', '--list', '--all', '--verbose', '--show-current', '--no-color']
                 THEN 'git_history'
+            -- what the stashes hold changes with every stash and no commit: what it shows
+            -- is not placed (a read of nothing known), as the stashes change no history
             WHEN program = 'git' AND subcommand = 'stash'
                 AND list_filter(args, lambda t: NOT starts_with(t, '-'))[2] IN ('list', 'show')
-                THEN 'git_history'
+                THEN 'git_stashes'
             -- set aside, or bring back, what is not committed (see rules/session_changes.sql)
             WHEN program = 'git' AND subcommand = 'stash'
                 AND coalesce(list_filter(args, lambda t: NOT starts_with(t, '-'))[2], 'push')
-                    IN ('push', 'save', 'pop', 'apply')
-                THEN 'uncommitted'
+                    IN ('push', 'save')
+                THEN 'stashed'
+            WHEN program = 'git' AND subcommand = 'stash'
+                AND list_filter(args, lambda t: NOT starts_with(t, '-'))[2] IN ('pop', 'apply')
+                THEN 'restored'
             WHEN program = 'git' AND subcommand = 'reset' AND list_contains(args, '--hard')
                 AND len(list_filter(args, lambda t: NOT starts_with(t, '-'))) = 1
                 THEN 'uncommitted'
@@ -403,6 +477,7 @@ classified AS (
             ELSE 'mutate_all'
         END AS class
     FROM located
+    )
 ),
 effects AS (
     SELECT
@@ -413,18 +488,25 @@ effects AS (
         c.known,
         c.seq,
         c.here,
+        c.cwd,
+        c.class,
+        c.metadata,
         c.to_file,
         -- a whole file shown to the model: not piped on, not cut at the runtime's 16 KiB
         NOT c.piped AND coalesce(c.stdout_bytes, 0) < 16384 AS shown_whole,
         list_concat(
-            list_transform(c.fed, lambda p: {kind: 'read', path: p, whole: false}),
+            CASE WHEN c.class <> 'substituted' THEN
+                list_transform(c.fed, lambda p: {kind: 'read', path: p, whole: false})
+            END,
             CASE c.class
                 WHEN 'read_whole' THEN
                     list_transform(c.operands, lambda p: {kind: 'read', path: p, whole: true})
                 WHEN 'read_part' THEN
                     list_transform(c.files, lambda p: {kind: 'read', path: p, whole: false})
                 WHEN 'read_after_pattern' THEN
-                    list_transform(c.after_pattern, lambda p: {kind: 'read', path: p, whole: false})
+                    -- and the file of patterns or of the program (`grep -f`, `awk -f`)
+                    list_transform(c.after_pattern || c.script_files,
+                        lambda p: {kind: 'read', path: p, whole: false})
                 WHEN 'list' THEN
                     list_transform(
                         CASE WHEN len(c.operands) > 0 THEN c.operands ELSE ['.'] END,
@@ -444,6 +526,19 @@ effects AS (
                     list_transform(c.operands, lambda p: {kind: 'mutate', path: p, whole: NULL})
                 WHEN 'mutate_last' THEN
                     list_transform(c.operands[-1:], lambda p: {kind: 'mutate', path: p, whole: NULL})
+                WHEN 'link' THEN
+                    list_transform(c.operands[-1:], lambda p: {kind: 'mutate', path: p, whole: NULL})
+                WHEN 'mutate_into' THEN
+                    list_transform(
+                        c.operands || list_transform(
+                            list_filter(c.args, lambda t: starts_with(t, '--target-directory=')),
+                            lambda t: t[20:]
+                        ),
+                        lambda p: {kind: 'mutate', path: p, whole: NULL}
+                    )
+                WHEN 'sort_output' THEN
+                    list_transform(c.output_files, lambda p: {kind: 'mutate', path: p, whole: NULL})
+                WHEN 'uniq_output' THEN [{kind: 'mutate', path: c.files[2], whole: NULL}]
                 WHEN 'format' THEN
                     list_transform(
                         CASE WHEN len(c.operands) > 0 THEN c.operands ELSE ['.'] END,
@@ -454,8 +549,28 @@ effects AS (
                         CASE WHEN len(c.operands) > 1 THEN c.operands[2:] ELSE ['.'] END,
                         lambda p: {kind: 'mutate', path: p, whole: NULL}
                     )
+                WHEN 'format_dirs' THEN
+                    list_transform(
+                        CASE WHEN len(c.operands) > 0 THEN c.operands ELSE ['.'] END,
+                        lambda p: {
+                            kind: 'mutate',
+                            path: CASE WHEN contains(p, '/') THEN regexp_replace(p, '/[^/]*$', '')
+                                ELSE '.' END,
+                            whole: NULL
+                        }
+                    )
                 WHEN 'format_all' THEN [{kind: 'mutate', path: '.', whole: NULL}]
-                WHEN 'uncommitted' THEN [{kind: 'mutate_changed', path: NULL, whole: NULL}]
+                -- a hard reset changes the files and the reflog; a stash the files and the
+                -- stashes, which are read as nothing known (`git_stashes`)
+                WHEN 'uncommitted' THEN [{kind: 'mutate_changed', path: NULL, whole: NULL},
+                    {kind: 'mutate', path: '.git', whole: NULL}]
+                WHEN 'stashed' THEN [{kind: 'mutate_changed', path: NULL, whole: NULL}]
+                WHEN 'restored' THEN [{kind: 'mutate_changed', path: NULL, whole: NULL}]
+                WHEN 'git_stashes' THEN [{kind: 'read', path: NULL, whole: false}]
+                WHEN 'substituted' THEN [{kind: 'read', path: NULL, whole: false},
+                    {kind: 'mutate_all', path: NULL, whole: NULL}]
+                WHEN 'cargo_build' THEN [{kind: 'mutate_listings', path: NULL, whole: NULL},
+                    {kind: 'mutate', path: 'Cargo.lock', whole: NULL}]
                 WHEN 'git_after_dashes' THEN
                     list_transform(
                         c.args[list_position(c.args, '--') + 1:],
@@ -470,7 +585,20 @@ effects AS (
                 WHEN 'build' THEN [{kind: 'mutate_listings', path: NULL, whole: NULL}]
                 ELSE []
             END,
-            list_transform(c.written, lambda p: {kind: 'mutate', path: p, whole: NULL})
+            list_transform(c.written, lambda p: {kind: 'mutate', path: p, whole: NULL}),
+            -- what it prints is not what a read returned (a test's report, a script's output,
+            -- the date, what `xargs cat` read): the call returned something new, and counts
+            -- as no repeat (an unknown read, never matched)
+            CASE WHEN NOT c.to_file AND (
+                c.class IN ('build', 'cargo_build', 'mutate_all', 'format', 'format_sub',
+                    'format_all', 'format_dirs', 'uncommitted', 'stashed', 'restored',
+                    'git_files', 'git_after_dashes')
+                OR (c.class = 'git_repository' AND c.subcommand <> 'add')
+                OR (c.via_xargs AND c.class <> 'none')
+                OR c.program IN ('date', 'ps', 'df', 'du', 'free', 'stat', 'file', 'history',
+                    'jobs', 'uptime')
+                OR (c.program IN ('echo', 'printf') AND regexp_matches(c.segment, '[$`]'))
+            ) THEN [{kind: 'read', path: NULL, whole: false}] END
         ) AS found,
         -- compared, never shown: a long command is kept as its digest, so that its many
         -- effects (a `grep` of 10,000 files) do not each carry it
@@ -485,7 +613,8 @@ effects AS (
 -- in lockstep; a lateral UNNEST copied each command's row for every effect it has)
 exploded AS (
     SELECT
-        trace_path, line, call_line, exit_code, known, seq, here, to_file, shown_whole, request,
+        trace_path, line, call_line, exit_code, known, seq, here, cwd, class, metadata, to_file,
+        shown_whole, request,
         unnest(found) AS effect,
         generate_subscripts(found, 1) AS n
     FROM effects
@@ -497,7 +626,19 @@ resolved AS (
         effect.whole AS effect_whole,
         CASE
             WHEN effect.kind IN ('mutate_all', 'mutate_listings') THEN NULL
-            WHEN here IS NULL AND NOT starts_with(effect.path, '/') THEN NULL
+            -- git answers for the whole repository wherever it runs in it: its tree and its
+            -- history stay where the command started; after a `cd` (maybe into another
+            -- repository) what it read is unknown, what it changed is changed there too
+            WHEN effect.path IN ('.', '.git') AND (class IN ('git_tree', 'git_history',
+                    'git_repository', 'uncommitted')
+                    OR (class = 'git_files' AND effect.path = '.git'))
+                THEN CASE
+                    WHEN effect.kind = 'read' AND here IS DISTINCT FROM coalesce(cwd, '.')
+                        THEN NULL
+                    -- (a change there is taken as the session's repository's)
+                    WHEN cwd IS NULL THEN effect.path
+                    ELSE cwd || '/' || effect.path
+                END
             WHEN starts_with(effect.path, '/') OR here = '.' THEN effect.path
             ELSE here || '/' || effect.path
         END AS path
@@ -517,7 +658,8 @@ placed AS (
         NULL AS effect_whole, 'logs' AS path, false AS vague
     FROM shell
     WHERE known AND greatest(stdout_bytes, stderr_bytes) >= 16384
-)
+),
+effected AS (
 SELECT
     trace_path,
     line,
@@ -537,9 +679,31 @@ SELECT
         ELSE normalise_path(path)
     END AS identity,
     coalesce(effect_whole AND shown_whole, false) AS whole,
-    CASE WHEN effect_kind = 'read' AND NOT (effect_whole AND shown_whole) THEN request END
-        AS request,
+    CASE
+        WHEN effect_kind = 'read' AND NOT (effect_whole AND shown_whole) THEN request
+        -- what a stash did: set aside (`stash`) or brought back (`restore`) what was not
+        -- committed (rules/session_changes.sql)
+        WHEN effect_kind = 'mutate_changed' AND class = 'stashed' THEN 'stash'
+        WHEN effect_kind = 'mutate_changed' AND class = 'restored' THEN 'restore'
+    END AS request,
+    coalesce(effect_kind = 'read' AND metadata, false) AS metadata,
     known AND (coalesce(exit_code, 0) = 0
         OR NOT (SELECT enabled FROM context_rules WHERE name = 'failed_calls'))
-        AND NOT (effect_kind = 'read' AND (path IS NULL OR vague OR to_file)) AS observed
+        AND NOT (effect_kind = 'read' AND (path IS NULL OR vague OR to_file)) AS observed,
+    class = 'link' AND effect_kind = 'mutate' AS links
 FROM placed
+),
+-- a path the session made a symbolic link (`ln -s target link`) returns what its target
+-- holds, whose changes are not followed under its name: what is read through it after is
+-- not seen (a repeat is never flagged)
+links AS (
+    SELECT trace_path, identity, min(line) AS line
+    FROM effected
+    WHERE links AND identity IS NOT NULL
+    GROUP BY ALL
+)
+SELECT
+    e.* EXCLUDE (observed, links),
+    e.observed AND NOT (e.kind = 'read' AND coalesce(l.line <= e.line, false)) AS observed
+FROM effected AS e
+LEFT JOIN links AS l USING (trace_path, identity)
