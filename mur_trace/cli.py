@@ -474,6 +474,11 @@ def _rules(
     the reference policy, they change nothing, and a warning says so (`loops`, no policy:
     they decide what counts as a change between two calls)."""
     wanted = {name: True for name in rule or []} | {name: False for name in no_rule or []}
+    both = [name for name in rule or [] if name in (no_rule or [])]
+    if both:  # (--no-rule won, whatever the order, without a word)
+        raise typer.BadParameter(
+            f"--rule and --no-rule both name {both[0]!r}: give one", param_hint="--no-rule"
+        )
     for name in wanted:
         if name not in RULES:
             flag = "--rule" if name in (rule or []) else "--no-rule"
@@ -1310,11 +1315,20 @@ def plot(
                 )
             # a path given as one is a path, even without a `/`
             path = session_at(str(paths[0])) if paths else _resolve(session, _source(workdir, db))
-            _guard(output, [path, workdir], workdir, db, effects)
+            # the session's directory is an input too, however the session was named (the
+            # image was written into it)
+            inputs = [path, *(paths or []), *([path.parent] if path.name == TRACE_FILE else [])]
+            _guard(output, [*inputs, workdir], workdir, db, effects)
             plots.check_output(output)
             trace = _load([path], workdir, policy.value, rules, effects, db, format_in=format_in)
             figure = plots.timeline(trace)
         else:
+            if session is not None:  # (dropped without a word: the whole workdir drawn)
+                raise MurTraceError(
+                    E_USAGE,
+                    f"--session names the session of plot timeline; plot {kind.value} draws "
+                    "every session given: name the session's path after the command",
+                )
             _guard(output, paths, workdir, db, effects)
             plots.check_output(output)
             trace = _load(paths, workdir, policy.value, rules, effects, db, format_in=format_in)

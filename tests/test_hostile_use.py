@@ -419,6 +419,33 @@ def test_16_plot_timeline_draws_the_session_it_is_given(tmp_path: Path, workdir:
     one_line(two, "E-CLI-001", 2, "one session")
 
 
+def test_plot_timeline_writes_nothing_into_the_session_it_draws(workdir: Path) -> None:
+    """`plot waste DIR -o DIR/w.png` was refused, the timeline of the same directory (or
+    the session named by --session) written into it."""
+    session = workdir / OTHER
+    for args in ([str(session)], ["--workdir", str(workdir), "--session", OTHER[-4:]]):
+        result = runner.invoke(app, ["plot", "timeline", *args, "-o", str(session / "t.png")])
+        one_line(result, "E-IO-004", 2, "lies inside the input")
+    assert sorted(p.name for p in session.iterdir()) == ["trace.jsonl"]
+
+
+@pytest.mark.parametrize("kind", ["waste", "rate"])
+def test_plot_of_every_session_refuses_a_session_option(workdir: Path, kind: str) -> None:
+    # it drew the whole workdir, whatever --session named (a session or nothing)
+    for named in (OTHER[-4:], "nosuchsession"):
+        result = runner.invoke(app, ["plot", kind, "--workdir", str(workdir), "--session", named])
+        one_line(result, "E-CLI-001", 2, "--session names the session of plot timeline")
+
+
+def test_a_rule_both_chosen_and_left_out_is_refused(workdir: Path) -> None:
+    # --no-rule won, whatever the order, without a word
+    for order in (["--rule", "same_size", "--no-rule", "same_size"],
+                  ["--no-rule", "same_size", "--rule", "same_size"]):  # fmt: skip
+        for command in (["redundant", "--policy", "context"], ["loops"]):
+            result = runner.invoke(app, [*command, "--workdir", str(workdir), *order])
+            one_line(result, "E-CLI-001", 2, "--rule and --no-rule both name 'same_size'")
+
+
 def test_17_a_workdir_given_as_the_session(workdir: Path) -> None:
     for command in ("show", "steps"):
         one_line(runner.invoke(app, [command, f"{workdir}/"]), "E-TRC-002", 2, "is a workdir")
