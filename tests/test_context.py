@@ -369,3 +369,23 @@ def test_shell_sessions_played_for_real_are_flagged_only_where_they_repeat() -> 
     trace = mur_trace.load([SHELL_CASES / "stash_and_pop_of_the_session.jsonl"])
     found = trace.redundant_calls("context").select("line").order("line").fetchall()
     assert found == [(12,), (18,)]
+
+
+def test_sessions_of_one_file_stay_apart_with_the_reset_rule_off(tmp_path: Path) -> None:
+    """Two OpenHands instances in one output, the second the first's opening calls again:
+    with `--no-rule context_reset` the second's calls were repeats of the first's, "in the
+    same context", for `loops` and the context policy; they are another session's."""
+    real = Path(__file__).resolve().parent / "fixtures" / "real" / "openhands"
+    instance = json.loads(
+        (real / "OpenHands_OpenHands__multi_swe_bench_examples_output.jsonl")
+        .read_text()
+        .splitlines()[0]
+    )
+    instance["history"] = instance["history"][:8]  # its first two `run` actions
+    lines = [json.dumps({**instance, "instance_id": name}) for name in ("inst-a", "inst-b")]
+    path = tmp_path / "output.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    trace = mur_trace.load([path], rules={"context_reset": False})
+    assert trace.session_count() == 2
+    assert trace.redundant_calls("context").count("*").fetchall() == [(0,)]
+    assert trace.loops().count("*").fetchall() == [(0,)]
