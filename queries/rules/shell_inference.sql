@@ -659,7 +659,7 @@ placed AS (
     FROM shell
     WHERE known AND greatest(stdout_bytes, stderr_bytes) >= 16384
 ),
-effected AS (
+effected AS MATERIALIZED (
 SELECT
     trace_path,
     line,
