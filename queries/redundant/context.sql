@@ -260,7 +260,8 @@ prior AS (
     )
 ),
 -- a shell call is one request: redundant only when every read it made is (what else it
--- did returned nothing to read); it is reported once, with its latest read
+-- printed is a read of nothing known: rules/shell_inference.sql); it is reported once,
+-- with its latest read
 shell_calls AS (
     SELECT trace_path, line, count(*) AS reads
     FROM context_observations

@@ -19,28 +19,35 @@
 -- A script is split into simple commands at `&&`, `||`, `;`, `|`, `&` and newlines outside
 -- quotes (here-document bodies set aside); `cd DIR` moves what later commands of the
 -- script name (relative paths start from where the log says the command ran, `cwd` in other
--- agents' logs); words are split as the runtime splits them. Then:
--- - output redirection (`> f`, `>> f`) changes `f`; `< f` reads it whole;
+-- agents' logs; after a `cd` inside a compound command or a subshell, or a `popd`, where
+-- later commands ran is unknown); words are split as the runtime splits them. Then:
+-- - output redirection (`> f`, `>> f`, `&> f`, a bare `> f`) changes `f`; `< f` reads it
+--   whole; process substitution (`<(sort a)`) is not read: anything may have changed;
 -- - reads: `cat`/`bat`/`less`/`nl` read their files whole; `head`, `tail`, `grep`, `rg`,
 --   `sed -n`, `awk`, `wc`, `sort`, `diff`, checksums read part of them; `ls`/`tree`/`find`
 --   list a directory; `git status|diff|ls-files|grep|blame` read the working tree (`.`),
---   `git log|show|branch|tag|reflog|rev-parse` the repository's history (`.git`). A
---   partial read's request is the simple command itself, so only the same command again
---   (or an earlier whole read of the file) covers it;
--- - changes: `sed -i`, `perl -i`, `rm`, `mv`, `cp`/`ln` (the target), `touch`, `mkdir`,
---   `tee`, `chmod`, and `git checkout -- f` / `git restore f` / `git rm` / `git mv` change
---   their files; formatters (`black`, `ruff format`, `prettier`, `gofmt`, `cargo fmt`, ...)
---   change what they are given (a directory, or `.`); `git stash [pop|apply]` and
+--   `git log|show|branch|tag|reflog|rev-parse` the repository's history (`.git`), both
+--   at the repository's root wherever git runs (after a `cd`, what it read is unknown);
+--   `ls -l` reads metadata; `grep|awk|sed -f F` read `F`. A partial read's request is the
+--   simple command itself, so only the same command again (or an earlier whole read of
+--   the file) covers it;
+-- - changes: `sed -i`/`--in-place=`, `perl -i`, `rm`, `mv`, `cp`/`ln`/`install` (the
+--   target, or every operand and the directory of `-t`), `sort -o F`, `uniq IN OUT`,
+--   `touch`, `mkdir`, `tee`, `chmod`, and `git checkout -- f` / `git restore f` / `git rm` /
+--   `git mv` change their files; formatters (`black`, `ruff format`, `prettier`, `gofmt`,
+--   `cargo fmt`, ...) change what they are given (a directory, or `.`; `rustfmt` the
+--   directory of its file, whose modules it formats too); `git stash [pop|apply]` and
 --   `git reset --hard` what is not committed (`mutate_changed`: rules/session_changes.sql
---   says which files);
+--   says which files; a reset also the reflog); a path the session made a symbolic link
+--   is not seen through; a command given its operands by `xargs` reads what it reads, or
+--   may have changed anything;
 --   `git add|commit|fetch|tag X|branch X|config` change the repository (`.git`), not the
 --   files; a path with a glob changes the directory it lies in;
--- - builds, tests and linters change no source, but their caches and outputs appear in
---   directory listings and searches (`mutate_listings`): `cargo build|check|test|clippy`,
---   `go build|test|vet`, `pytest`, `python -m pytest|unittest|mypy|compileall`,
---   `npm|yarn|pnpm test`, `ruff check`, `make` with no target or `build`/`test`/`check`/
---   `lint`/`all`; `echo`, `pwd`, `which`, `stat`, `du`, `true`, ...
---   change nothing;
+-- - tests and linters change no source, but their caches and outputs appear in directory
+--   listings, searches and `git status` (`mutate_listings`): `cargo build|check|test|
+--   clippy` (and Cargo.lock), `go build|test|vet`, `pytest`, `python -m pytest|unittest|
+--   mypy|compileall`, `npm|yarn|pnpm test`, `ruff check`, `make test|check|lint|vet`;
+--   `echo`, `pwd`, `which`, `stat`, `du`, `true`, ... change nothing;
 -- - what a command prints into another command (`cat f | head`) is seen only as the
 --   pipeline's end: a partial read, whose request is the pipeline; what goes to a file
 --   (`cat f > g`) is not seen at all; a file `< f` feeds is read in part; a whole read
@@ -48,14 +55,17 @@
 --   output in a new file under `logs/` (a change of that directory);
 -- - a git command that failed, run alone, changed nothing (`git commit` with nothing to
 --   commit);
--- - anything else (`make`, scripts, `git checkout BRANCH`, `git reset HEAD~1`, `git pull`,
---   a path built from `$VAR`) may have changed any local file: `mutate_all`.
+-- - anything else (`make` with no target or one that builds, `cargo run`, scripts, `git
+--   checkout BRANCH`, `git reset HEAD~1`, `git pull`, a path built from `$VAR`) may have
+--   changed any local file: `mutate_all`.
 --   It never changes what a URL returned.
 -- A guess never creates a finding it could be wrong about: what is not understood
 -- invalidates. The effects are placed at the shell event's line, in command order, and
 -- belong to the tool call that ran it; a shell call counts as redundant only when every
--- read of it is (what else it did, a change, returned nothing to read: the call's output
--- is its reads'; queries/redundant/context.sql).
+-- read of it is (queries/redundant/context.sql). A command that prints what no read
+-- returned (a test run, a script, a build, `date`, `echo $X`, what `xargs cat` read) adds a
+-- read of nothing known, never matched: its call is no repeat (before, `cat a && pytest`
+-- after `cat a` was flagged whole). A change prints nothing to read.
 -- @column trace_path VARCHAR  Trace file.
 -- @column line       BIGINT   Line of the shell event (of the tool call, when it has none).
 -- @column seq        BIGINT   Order of the effect within the event.
