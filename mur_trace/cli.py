@@ -54,6 +54,7 @@ from .render import (
     DocFormat,
     Format,
     Progress,
+    check_data,
     check_text,
     diff_text,
     ingest_text,
@@ -811,7 +812,11 @@ def check(
         )
         # the sessions checked: each of a file of several (an OpenHands output) too
         sessions = trace.session_count()
-        out = check_text(failures, sessions) if fmt is DocFormat.text else json_document(failures)
+        out = (
+            check_text(failures, sessions)
+            if fmt is DocFormat.text
+            else json_document(check_data(failures, sessions, trace.skipped))
+        )
         _print(out)
     if failures:
         raise typer.Exit(EXIT_CHECK_FAILED)

@@ -831,6 +831,17 @@ def check_text(failures: list[dict[str, Any]], sessions: int) -> str:
     return "\n".join(out) + "\n"
 
 
+def check_data(failures: list[dict[str, Any]], sessions: int, skipped: list[Any]) -> dict:
+    """`check -f json`: what the text says (the sessions checked, those over a threshold)
+    and the sessions left out, as `report -f json` lists them (a list of the failures
+    alone could not tell seven sessions within the thresholds from none checked)."""
+    return {
+        "sessions": sessions,
+        "over_thresholds": failures,
+        "skipped": [s.message for s in skipped],
+    }
+
+
 def json_document(data: Any) -> str:
     """One JSON document, for scripts."""
     return json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n"

@@ -649,3 +649,27 @@ def test_summary_lines_escape_the_names_they_print(tmp_path: Path, sample_workdi
     assert ingested.exit_code == 0, ingested.output
     assert ingested.stdout.startswith(f"{tmp_path}/c\\n.duckdb: 7 new,")
     assert ingested.stdout.count("\n") == 1
+
+
+def test_check_json_says_how_many_sessions_it_checked_and_which_it_left_out(
+    sample_workdir: Path, tmp_path: Path
+) -> None:
+    """`check -f json` printed the failing sessions alone: `[]` for seven sessions within
+    the thresholds, for none checked, and for one that could not be read alike."""
+    workdir = tmp_path / "workdir"
+    shutil.copytree(sample_workdir, workdir)
+    bad = workdir / "ses_01a2184366407007800000000000d889" / "trace.jsonl"
+    bad.write_text("garbage\n")
+    result = run("check", "--workdir", str(workdir), "--max-redundant", "100", "-f", "json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout) == {
+        "sessions": 6,
+        "over_thresholds": [],
+        "skipped": [f"{bad}:1: not valid JSON"],
+    }
+    # the sample session …9aab makes 5 redundant calls of its 9 (README, "What it prints")
+    result = run("check", "--workdir", str(workdir), "--max-redundant", "4", "-f", "json")
+    assert result.exit_code == 1, result.output
+    document = json.loads(result.stdout)
+    assert [f["session_id"][-4:] for f in document["over_thresholds"]] == ["9aab"]
+    assert document["over_thresholds"][0]["violations"] == ["redundant calls 5 > 4"]
