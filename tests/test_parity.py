@@ -217,6 +217,21 @@ def test_show_multi_task_breakdown(tmp_path: Path) -> None:
     )
 
 
+def test_a_task_end_written_twice_ends_its_task_once(tmp_path: Path) -> None:
+    """`mur trace` removes the task_start a task_end matched: the second task_end of one
+    start is left out (it was a task of its own, in show's Tasks and report's averages)."""
+    lines = multi_task(2)
+    lines.insert(6, {**lines[5], "duration_ms": 999})  # task 1's end again
+    path = write(tmp_path, "ses_cccccccccccc7ccc8ccc000000000003", lines)
+    result = run("show", str(path))
+    assert result.exit_code == 0, result.output
+    assert result.stdout.endswith(
+        "── Tasks ───────────────────────────────────────\n"
+        "task 1  tsk_00000000  turns: 2  in: 500  out: 100  ok  200ms\n"
+        "task 2  tsk_00000001  turns: 4  in: 1,000  out: 200  ok  400ms\n"
+    )
+
+
 def test_show_single_task_has_no_breakdown(tmp_path: Path) -> None:
     path = write(tmp_path, "ses_cccccccccccc7ccc8ccc000000000003", multi_task(1))
     result = run("show", str(path))

@@ -1,7 +1,8 @@
 -- One row per finished task of a persistent capsule: the task_end, with its task_start.
 --
--- A task_end is matched with the latest earlier task_start of the same task_id; one with no
--- such start is left out, as `mur trace` does. `reopen_count` is 0 when the line omits it.
+-- A task_end is matched with the latest earlier task_start of the same task_id, which it
+-- uses up: one with no such start since the task's last task_end (a task_end written
+-- twice) is left out, as `mur trace` does (it removes the start it matched). `reopen_count` is 0 when the line omits it.
 -- @column trace_path    VARCHAR  Trace file.
 -- @column line          BIGINT   Line of the task_end.
 -- @column task_id       VARCHAR  Task id.
@@ -29,11 +30,15 @@ SELECT
     e.tool_calls,
     e.shell_calls,
     coalesce(e.reopen_count, 0) AS reopen_count
-FROM events AS e
+FROM (
+    SELECT *, lag(line) OVER (PARTITION BY trace_path, task_id ORDER BY line) AS ended_before
+    FROM events
+    WHERE event_type = 'task_end'
+) AS e
 JOIN events AS s
     ON s.trace_path = e.trace_path
     AND s.task_id = e.task_id
     AND s.event_type = 'task_start'
     AND s.line < e.line
-WHERE e.event_type = 'task_end'
+    AND s.line > coalesce(e.ended_before, 0)
 GROUP BY ALL
