@@ -220,7 +220,11 @@ parsed AS (
             ELSE []
         END AS quoted_fed,
         -- its output goes to a file (`> f`, `>> f`, `&> f`), not to the model
-        in_script AND regexp_matches(segment, '(?:^|[^0-9<>&])1?>>?\s*[^\s&]|&>') AS to_file,
+        -- (a `>` inside quotes, `grep -n '=>'`, `awk '$3 > 1'`, is none)
+        in_script AND regexp_matches(
+            regexp_replace(segment, '''[^'']*''|"(?:[^"\\]|\\.)*"', 'Q', 'g'),
+            '(?:^|[^0-9<>&])1?>>?\s*[^\s&]|&>'
+        ) AS to_file,
         split_shell_words(CASE WHEN in_script THEN regexp_replace(
             segment,
             '(?:[0-9]*|&)(?:>>?|<<?)\s*(?:&[0-9]+|''[^'']*''|"[^"]*"|[^\s&|<>;''"]+)',
@@ -293,9 +297,11 @@ worded AS (
         tokens[2:] AS args,
         list_filter(tokens[2:], lambda t: NOT starts_with(t, '-')) AS operands,
         -- operands once a pattern or script given as the first operand is set aside
-        -- (unless it came with -e / -f)
+        -- (unless it came with -e / -f, `--file=F`, `-eX`)
         CASE
             WHEN list_has_any(tokens[2:], ['-e', '-f', '--regexp', '--file', '--expression'])
+                OR len(list_filter(tokens[2:], lambda t:
+                    regexp_full_match(t, '--(?:regexp|file|expression)=.*|-[ef].+'))) > 0
                 THEN list_transform(list_filter(
                     list_zip(tokens[2:], list_prepend(NULL, tokens[2:])),
                     lambda w: w[1] IS NOT NULL AND NOT starts_with(w[1], '-')
@@ -310,16 +316,17 @@ worded AS (
             regexp_full_match(t, '-[a-hj-zA-Z]*i.*|--in-place(?:=.*)?'))) > 0 AS in_place,
         -- the values of options that name a file (`-o F`, `--output=F`), by option
         list_transform(list_filter(list_zip(tokens[2:], list_prepend(NULL, tokens[2:])),
-            lambda w: w[2] IN ('-o', '--output')), lambda w: w[1])
+            lambda w: regexp_full_match(coalesce(w[2], ''), '-[A-Za-z]*o|--output')),
+            lambda w: w[1])
             || list_transform(list_filter(tokens[2:], lambda t: regexp_full_match(t, '--output=.+')),
                 lambda t: t[10:]) AS output_files,
         list_transform(list_filter(list_zip(tokens[2:], list_prepend(NULL, tokens[2:])),
             lambda w: w[2] IN ('-f', '--file')), lambda w: w[1])
             || list_transform(list_filter(tokens[2:], lambda t: regexp_full_match(t, '--file=.+')),
                 lambda t: t[8:]) AS script_files,
-        list_has_any(tokens[2:], ['-t', '--target-directory'])
-            OR len(list_filter(tokens[2:], lambda t: starts_with(t, '--target-directory=')))
-                > 0 AS to_directory,
+        len(list_filter(tokens[2:], lambda t:
+            regexp_full_match(t, '-[A-Za-z]*t[A-Za-z]*|--target-directory(?:=.*)?'))) > 0
+            AS to_directory,
         -- `ls -l f` shows what the file is (size, owner, time), not what it holds
         regexp_extract(tokens[1], '[^/]+$') IN ('ls', 'exa', 'eza')
             AND len(list_filter(tokens[2:], lambda t: regexp_full_match(t,
@@ -354,12 +361,20 @@ located AS (
                 WHEN starts_with(d, '/') THEN d
                 ELSE here || '/' || d
             END
-        ) AS here
+        ) AS here,
+        -- every `cd` before it went down into a subdirectory (no `/`, `..`, `~`, `$`)
+        len(list_filter(coalesce(dirs, []), lambda d: d IS NOT NULL
+            AND regexp_matches(d, '^[/~-]|(?:^|/)\.\.(?:/|$)|[$`*?]'))) = 0 AS subdirectories
     FROM ran
 ),
 classified AS (
     SELECT
         * EXCLUDE (class),
+        -- a listing before it in its pipeline (what `xargs` gives it comes from one)
+        coalesce(bool_or(class IN ('list', 'list_roots', 'git_tree')) OVER (
+            PARTITION BY trace_path, line, seq // 1000 ORDER BY seq
+            ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING
+        ), false) AS listed_before,
         -- a command given its operands by `xargs` (from its input, unknown here) reads what
         -- it reads; any other may have changed anything (`xargs sed -i ...`)
         CASE
@@ -434,6 +449,9 @@ classified AS (
             WHEN program = 'mix' AND subcommand IN ('compile', 'test', 'credo', 'dialyzer',
                 'xref', 'help', 'deps.tree') THEN 'build'
             WHEN program = 'mix' AND subcommand = 'format' THEN 'format_sub'
+            -- `python -m json.tool [in [out]]`: reads `in` (or its input), writes `out`
+            WHEN regexp_full_match(program, 'python[0-9.]*') AND len(args) >= 2 AND args[1] = '-m'
+                AND args[2] = 'json.tool' THEN 'json_tool'
             WHEN regexp_full_match(program, 'python[0-9.]*') AND len(args) >= 2 AND args[1] = '-m'
                 AND args[2] IN ('pytest', 'unittest', 'mypy', 'compileall', 'py_compile',
                     'pyflakes', 'pylint', 'flake8', 'doctest', 'tabnanny')
@@ -502,6 +520,7 @@ effects AS (
         c.class,
         c.metadata,
         c.to_file,
+        c.subdirectories,
         -- a whole file shown to the model: not piped on, not cut at the runtime's 16 KiB
         NOT c.piped AND coalesce(c.stdout_bytes, 0) < 16384 AS shown_whole,
         list_concat(
@@ -514,9 +533,13 @@ effects AS (
                 WHEN 'read_part' THEN
                     list_transform(c.files, lambda p: {kind: 'read', path: p, whole: false})
                 WHEN 'read_after_pattern' THEN
-                    -- and the file of patterns or of the program (`grep -f`, `awk -f`)
+                    -- and the file of patterns or of the program (`grep -f`, `awk -f`);
+                    -- with no file searched named (`grep -r -f pats`), what it searched is
+                    -- not known
                     list_transform(c.after_pattern || c.script_files,
                         lambda p: {kind: 'read', path: p, whole: false})
+                    || CASE WHEN len(c.script_files) > 0 AND len(c.after_pattern) = 0
+                        THEN [{kind: 'read', path: NULL, whole: false}] ELSE [] END
                 WHEN 'list' THEN
                     list_transform(
                         CASE WHEN len(c.operands) > 0 THEN c.operands ELSE ['.'] END,
@@ -549,6 +572,12 @@ effects AS (
                 WHEN 'sort_output' THEN
                     list_transform(c.output_files, lambda p: {kind: 'mutate', path: p, whole: NULL})
                 WHEN 'uniq_output' THEN [{kind: 'mutate', path: c.files[2], whole: NULL}]
+                WHEN 'json_tool' THEN
+                    CASE WHEN len(c.operands) >= 3
+                        THEN [{kind: 'mutate', path: c.operands[3], whole: NULL}]
+                        ELSE list_transform(c.operands[2:2],
+                            lambda p: {kind: 'read', path: p, whole: false})
+                    END
                 WHEN 'format' THEN
                     list_transform(
                         CASE WHEN len(c.operands) > 0 THEN c.operands ELSE ['.'] END,
@@ -577,8 +606,9 @@ effects AS (
                 WHEN 'stashed' THEN [{kind: 'mutate_changed', path: NULL, whole: NULL}]
                 WHEN 'restored' THEN [{kind: 'mutate_changed', path: NULL, whole: NULL}]
                 WHEN 'git_stashes' THEN [{kind: 'read', path: NULL, whole: false}]
-                WHEN 'substituted' THEN [{kind: 'read', path: NULL, whole: false},
-                    {kind: 'mutate_all', path: NULL, whole: NULL}]
+                WHEN 'substituted' THEN [{kind: 'read', path: NULL, whole: false}]
+                    || CASE WHEN regexp_matches(c.segment, '>\(')
+                        THEN [{kind: 'mutate_all', path: NULL, whole: NULL}] ELSE [] END
                 WHEN 'cargo_build' THEN [{kind: 'mutate_listings', path: NULL, whole: NULL},
                     {kind: 'mutate', path: 'Cargo.lock', whole: NULL}]
                 WHEN 'git_after_dashes' THEN
@@ -604,7 +634,9 @@ effects AS (
                     'format_all', 'format_dirs', 'uncommitted', 'stashed', 'restored',
                     'git_files', 'git_after_dashes')
                 OR (c.class = 'git_repository' AND c.subcommand <> 'add')
-                OR (c.via_xargs AND c.class <> 'none')
+                -- (unless a listing before it in the pipeline read what it is given from:
+                -- `find . -name '*.py' | xargs grep x`, `git ls-files | xargs wc -l`)
+                OR (c.via_xargs AND c.class <> 'none' AND NOT c.listed_before)
                 OR c.program IN ('date', 'ps', 'df', 'du', 'free', 'stat', 'file', 'history',
                     'jobs', 'uptime')
                 OR (c.program IN ('echo', 'printf') AND regexp_matches(c.segment, '[$`]'))
@@ -624,7 +656,7 @@ effects AS (
 exploded AS (
     SELECT
         trace_path, line, call_line, exit_code, known, seq, here, cwd, class, metadata, to_file,
-        shown_whole, request,
+        subdirectories, shown_whole, request,
         unnest(found) AS effect,
         generate_subscripts(found, 1) AS n
     FROM effects
@@ -637,13 +669,15 @@ resolved AS (
         CASE
             WHEN effect.kind IN ('mutate_all', 'mutate_listings') THEN NULL
             -- git answers for the whole repository wherever it runs in it: its tree and its
-            -- history stay where the command started; after a `cd` (maybe into another
-            -- repository) what it read is unknown, what it changed is changed there too
+            -- history stay where the command started, after `cd`s into its subdirectories
+            -- too; after another `cd` (maybe into another repository) what it read is
+            -- unknown, what it changed is changed there too
             WHEN effect.path IN ('.', '.git') AND (class IN ('git_tree', 'git_history',
                     'git_repository', 'uncommitted')
                     OR (class = 'git_files' AND effect.path = '.git'))
                 THEN CASE
                     WHEN effect.kind = 'read' AND here IS DISTINCT FROM coalesce(cwd, '.')
+                        AND NOT subdirectories
                         THEN NULL
                     -- (a change there is taken as the session's repository's)
                     WHEN cwd IS NULL THEN effect.path
@@ -704,16 +738,34 @@ SELECT
 FROM placed
 ),
 -- a path the session made a symbolic link (`ln -s target link`) returns what its target
--- holds, whose changes are not followed under its name: what is read through it after is
--- not seen (a repeat is never flagged)
+-- holds, whose changes are not followed under its name: what is read through it (or
+-- below it, a link to a directory) after is not seen (a repeat is never flagged), and a
+-- change through it, which changes the target, may have changed anything
 links AS (
     SELECT trace_path, identity, min(line) AS line
     FROM effected
     WHERE links AND identity IS NOT NULL
     GROUP BY ALL
+),
+linked AS (
+    SELECT e.trace_path, e.line, e.seq, bool_or(l.line < e.line) AS after, true AS through
+    FROM effected AS e
+    JOIN links AS l
+        ON l.trace_path = e.trace_path AND l.line <= e.line
+        AND (e.identity = l.identity OR starts_with(e.identity, l.identity || '/'))
+    WHERE e.kind IN ('read', 'mutate')
+    GROUP BY ALL
 )
 SELECT
-    e.* EXCLUDE (observed, links),
-    e.observed AND NOT (e.kind = 'read' AND coalesce(l.line <= e.line, false)) AS observed
+    e.trace_path,
+    e.line,
+    e.seq,
+    e.call_line,
+    CASE WHEN e.kind = 'mutate' AND k.after THEN 'mutate_all' ELSE e.kind END AS kind,
+    CASE WHEN e.kind = 'mutate' AND k.after THEN NULL ELSE e.identity END AS identity,
+    e.whole,
+    e.request,
+    e.metadata,
+    e.observed AND NOT (e.kind = 'read' AND coalesce(k.through, false)) AS observed
 FROM effected AS e
-LEFT JOIN links AS l USING (trace_path, identity)
+LEFT JOIN linked AS k USING (trace_path, line, seq)
