@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import json
 import tempfile
+import warnings
 from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hypothesis.errors import NonInteractiveExampleWarning
 from test_hostile import mutated
 from test_property import TRACE, tool_call
 
@@ -98,6 +100,69 @@ def test_random_traces_give_what_loading_them_whole_gives(traces: list[bytes]) -
     same(traces)
 
 
+# Traces the quick reading takes: every tool call names its session, every line is an event
+# loading reads (the random traces above hold a bad line or a call that names no session
+# nearly always, so that they were loaded whole: this compared the whole load with itself)
+def quick_layouts(event: dict) -> st.SearchStrategy[str]:
+    compact = json.dumps(event, separators=(",", ":"))
+    return st.sampled_from(
+        [
+            compact,
+            compact,
+            json.dumps(event),
+            json.dumps(dict(reversed(list(event.items()))), separators=(",", ":")),
+            compact.replace('"tool_call"', '"tool\\u005fcall"', 1),  # written, escaped
+        ]
+    )
+
+
+def _duplicate_path_key(event: dict) -> str:
+    """The call with its input's path key written twice (a JSON reader takes the first)."""
+    text = json.dumps({**event, "input": {"path": "a"}}, separators=(",", ":"))
+    return text.replace('"path":"a"', '"path":"a","path":"b"', 1)
+
+
+QUICK_CALL = tool_call().map(lambda event: {**event, "session_id": SESSION})
+QUICK_LINE = st.one_of(
+    QUICK_CALL.flatmap(quick_layouts),
+    QUICK_CALL.flatmap(quick_layouts),
+    QUICK_CALL.flatmap(quick_layouts),
+    QUICK_CALL.map(_duplicate_path_key),
+    # another event whose type starts as a tool call's does
+    QUICK_CALL.map(
+        lambda e: json.dumps({**e, "event_type": "tool_call_result"}, separators=(",", ":"))
+    ),
+    st.sampled_from(
+        [
+            json.dumps({"event_type": "session_start", "session_id": SESSION}),
+            json.dumps({"event_type": "compaction", "turn": 2}),
+            "",
+        ]
+    ),
+)
+QUICK_FILE = st.lists(QUICK_LINE, min_size=1, max_size=16).map(
+    lambda lines: ("\n".join(lines) + "\n").encode()
+)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(QUICK_FILE, min_size=1, max_size=3))
+def test_random_traces_read_quickly_give_what_loading_them_whole_gives(
+    traces: list[bytes],
+) -> None:
+    same(traces)
+
+
+def test_the_random_traces_read_quickly_are_read_quickly() -> None:
+    """Most of what the strategy above draws is read quickly: the test compares the two
+    readings, not the whole load with itself."""
+    with warnings.catch_warnings():  # (drawn outside a test on purpose: a count of them)
+        warnings.simplefilter("ignore", NonInteractiveExampleWarning)
+        files = [QUICK_FILE.example() for _ in range(40)]
+    with tempfile.TemporaryDirectory() as tmp:
+        assert analysed_quickly(write(Path(tmp), files)) >= 20
+
+
 def test_the_sample_sessions_give_what_loading_them_whole_gives(sample_workdir: Path) -> None:
     paths = sorted(sample_workdir.glob("ses_*/trace.jsonl"))
     expected = whole(paths)
@@ -127,6 +192,28 @@ def test_what_is_read_quickly_and_what_is_loaded_whole() -> None:
         lines(read(turn=0), json.dumps(read()).replace("tool_call", "tool\\u005fcall")),
         lines(start, read(turn=0), read(turn=1), end=""),  # no newline at the end
         lines(read(turn=0), {"event_type": "inference", "event_type ": "tool_call"}),
+        # `FİLE` is no `file` (lower-cased as `mur trace` does it: two characters)
+        lines(read(turn=0, input={"FİLE": "a.rs"}), read(turn=1, input={"FİLE": "a.rs"})),
+        # another event whose type starts as a tool call's, compact; an escaped tool call,
+        # compact; a call whose input names its path twice (the last counts); turns that
+        # go back (history is kept in line order)
+        lines(read(turn=0), {**read(turn=1), "event_type": "tool_call_result"}),
+        lines(
+            read(turn=0),
+            json.dumps(read(turn=1), separators=(",", ":")).replace("tool_call", "tool\\u005fcall"),
+        ),
+        lines(
+            read(turn=0),
+            json.dumps(read(turn=1), separators=(",", ":")).replace(
+                '"path":"a.rs"', '"path":"b.rs","path":"a.rs"'
+            ),
+        ),
+        lines(
+            read(turn=5, input={"path": "b.rs"}),
+            read(turn=3),
+            read(turn=4),
+            read(turn=1, input={"path": "b.rs"}),
+        ),
     ]
     whole_only = [
         lines(read(turn=0), {**read(), "session_id": None}),  # the trace's id is needed
@@ -145,3 +232,14 @@ def test_what_is_read_quickly_and_what_is_loaded_whole() -> None:
     for trace in whole_only:
         assert same([trace]) == 0, trace
     assert same(readable + whole_only) == len(readable)
+
+
+def test_a_path_key_written_twice_holds_its_last_value(tmp_path: Path) -> None:
+    """As in `mur trace`'s map of the input; DuckDB's map of such an object is NULL, and the
+    call had no identity, read quickly or whole."""
+    twice = json.dumps(read(turn=1), separators=(",", ":"))
+    twice = twice.replace('"path":"a.rs"', '"path":"b.rs","path":"a.rs"')
+    [path] = write(tmp_path, [lines(read(turn=0), twice)])
+    rows = mur_trace.load([path]).redundant_calls("reference").select("line, resource")
+    assert rows.fetchall() == [(2, "a.rs")]
+    assert quick([path]) == whole([path])

@@ -65,20 +65,25 @@ guesses AS (
                     CASE WHEN starts_with(fields.filepath, '"') THEN fields.filepath ->> '$' END,
                     CASE WHEN starts_with(fields.filename, '"') THEN fields.filename ->> '$' END
                 )
-            -- otherwise rank every entry by (priority, key) and take the first string
+            -- otherwise rank every entry by (priority, key) and take the first string; a
+            -- key written twice holds its last value, as in `mur trace`'s map (a map of
+            -- DuckDB's is NULL for it: no identity, before)
             ELSE list_sort(list_filter(
                 list_transform(
-                    map_entries(json_transform(input, '"MAP(VARCHAR, JSON)"')),
+                    list_zip(json_keys(input), json_extract(input, '$.*'),
+                        generate_series(1, len(json_keys(input)))),
                     lambda e: {
                         priority: list_position(
                             ['path', 'file', 'file_path', 'filepath', 'filename'],
-                            lower(replace(e.key, chr(304), 'i' || chr(775)))
+                            lower(replace(e[1], chr(304), 'i' || chr(775)))
                         ),
-                        key: e.key,
-                        value: e.value
+                        key: e[1],
+                        value: e[2],
+                        last: e[3] = len(json_keys(input)) + 1
+                            - list_position(list_reverse(json_keys(input)), e[1])
                     }
                 ),
-                lambda c: c.priority IS NOT NULL AND json_type(c.value) = 'VARCHAR'
+                lambda c: c.priority IS NOT NULL AND c.last AND json_type(c.value) = 'VARCHAR'
             ))[1].value ->> '$'
         END AS guessed_path
     FROM (

@@ -75,17 +75,21 @@ guesses AS (
                     CASE WHEN starts_with(path.filepath, '"') THEN path.filepath ->> '$' END,
                     CASE WHEN starts_with(path.filename, '"') THEN path.filename ->> '$' END
                 )
-            -- otherwise every entry ranked by (priority, key): the first string
+            -- otherwise every entry ranked by (priority, key): the first string (a key
+            -- written twice holding its last value, as in queries/events/tool_calls.sql)
             ELSE list_sort(list_filter(
                 list_transform(
-                    map_entries(json_transform(input, '"MAP(VARCHAR, JSON)"')),
+                    list_zip(json_keys(input), json_extract(input, '$.*'),
+                        generate_series(1, len(json_keys(input)))),
                     lambda e: {
-                        priority: path_key_rank(e.key),
-                        key: e.key,
-                        value: e.value
+                        priority: path_key_rank(e[1]),
+                        key: e[1],
+                        value: e[2],
+                        last: e[3] = len(json_keys(input)) + 1
+                            - list_position(list_reverse(json_keys(input)), e[1])
                     }
                 ),
-                lambda c: c.priority IS NOT NULL AND json_type(c.value) = 'VARCHAR'
+                lambda c: c.priority IS NOT NULL AND c.last AND json_type(c.value) = 'VARCHAR'
             ))[1].value ->> '$'
         END AS guessed_path
     FROM (
