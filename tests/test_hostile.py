@@ -175,6 +175,11 @@ BAD_LINES = {
         b'{"event_type":"tool_call","\\u0074ool_name":7}',
         '"tool_name" is not a string: 7',
     ),
+    # the last field of the checked ones, a string (its message is a string's)
+    "reopen reason a number": (
+        b'{"event_type":"task_reopened","reason":7}',
+        '"reason" is not a string: 7',
+    ),
     "no event type": (b'{"turn":1}', 'not an event object (no "event_type")'),
     "an array": (b"[1, 2]", 'not an event object (no "event_type")'),
     "garbage text": (b"\x01\x02 hello {]", "not valid JSON"),
@@ -650,6 +655,25 @@ def test_a_torn_last_line_is_a_warning_and_the_lines_before_are_analysed(tmp_pat
     (torn).write_bytes(torn.read_bytes() + b"\n")
     result = runner.invoke(app, ["redundant", str(torn)])
     one_error(result, "E-TRC-001", f"{torn}:4: not valid JSON")
+
+
+def test_a_whole_last_line_that_is_no_event_is_no_torn_write(tmp_path: Path) -> None:
+    """`null` with no newline after it is a line that was written whole, and is no event:
+    E-TRC-001, as anywhere else (a torn write is a line that is not valid JSON)."""
+    lines = GOOD.split(b"\n")[:-1]
+    trace = session(tmp_path, b"\n".join(lines) + b"\nnull")
+    at = len(lines) + 1
+    one_error(
+        runner.invoke(app, ["redundant", str(trace)]),
+        "E-TRC-001", f"{trace}:{at}: not an event object (no \"event_type\")",
+    )  # fmt: skip
+
+
+def test_a_count_of_2_to_the_53_less_one_is_a_count(tmp_path: Path) -> None:
+    # the largest count a double holds exactly; 2^53 is refused (BAD_LINES)
+    largest = {"event_type": "inference", "turn": 2**53 - 1, "decision": "end_turn"}
+    trace = session(tmp_path, text(events(largest)))
+    assert [row.split(",")[2] for row in findings_csv(str(trace))] == ["3"]
 
 
 def test_a_trace_that_is_only_a_torn_line_is_e_trc_001(tmp_path: Path) -> None:
