@@ -707,3 +707,47 @@ def test_since_is_read_as_mur_trace_reads_it(workdir: Path) -> None:
         "error[E-TRC-002]: unrecognised --since format '18446744073709551616m' — expected "
         "<N>m, <N>h, or <N>d\n"
     )
+
+
+def test_show_steps_and_report_edges(tmp_path: Path) -> None:
+    """Edges a mutation audit found no test on: the last of two compactions, a skill that
+    failed, the first call's duration of a turn of two, an input of exactly 120 characters,
+    an incomplete session out of every statistic of `report`."""
+    start = {"event_type": "session_start", "capsule_name": "c", "model": "m", "max_turns": 30}
+    end = {"event_type": "session_end", "total_turns": 6, "total_input_tokens": 100,
+           "total_output_tokens": 200, "total_tool_calls": 2, "total_shell_calls": 0,
+           "duration_ms": 1000, "exit_status": "completed"}  # fmt: skip
+    path = "x" * (120 - len('{"path":""}'))  # the input, compact, is 120 characters
+    lines = [
+        {**start, "session_id": "ses_01a21715468070018000000000003333"},
+        {"event_type": "inference", "turn": 0, "input_tokens": 10, "output_tokens": 5,
+         "decision": "tool_call", "tool_name": "editor"},
+        {"event_type": "tool_call", "turn": 0, "tool_name": "editor", "input": {"path": path},
+         "duration_ms": 5, "status": "ok"},
+        {"event_type": "tool_call", "turn": 0, "tool_name": "editor", "input": {"path": "b"},
+         "duration_ms": 900, "status": "ok"},
+        {"event_type": "skill_call", "turn": 1, "skill_name": "s", "output_bytes": 5,
+         "duration_ms": 3, "status": "ok"},
+        {"event_type": "skill_call", "turn": 1, "skill_name": "s", "output_bytes": 5,
+         "duration_ms": 3, "status": "error"},
+        {"event_type": "compaction", "turn": 2, "tokens_before": 9000, "tokens_after": 3000},
+        {"event_type": "compaction", "turn": 5, "tokens_before": 8000, "tokens_after": 2000},
+        end,
+    ]  # fmt: skip
+    trace = write(tmp_path, "ses_01a21715468070018000000000003333", lines)
+    shown = run("show", str(trace))
+    assert shown.exit_code == 0, shown.output
+    assert "fired:      yes  at turn 5  (8,000 → 2,000 tokens)\n" in shown.stdout
+    assert f'editor 5ms ✓  {{"path":"{path}"}}  editor 900ms' in shown.stdout  # not cut
+    metrics = json.loads(run("show", str(trace), "-f", "json").stdout)["metrics"]
+    assert metrics["skill_success_pct"] == 50.0
+    steps = run("steps", str(trace))
+    assert "  0  tool_call    editor      5ms\n" in steps.stdout
+    # a session with no end, whose two reads would be a redundant call: left out of all
+    read = {"event_type": "tool_call", "tool_name": "editor", "input": {"path": "a.rs"},
+            "state_effect": "read", "status": "ok", "output_bytes": 4000}  # fmt: skip
+    write(tmp_path, "ses_01a21715468070018000000000009999",
+          [{**start, "session_id": "ses_01a21715468070018000000000009999"},
+           {**read, "turn": 0}, {**read, "turn": 1}])  # fmt: skip
+    report = json.loads(run("report", "--workdir", str(tmp_path), "-f", "json").stdout)
+    assert {row["sessions"] for row in report["stats"]} == {1}
