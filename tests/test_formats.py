@@ -451,16 +451,19 @@ def test_a_result_stamped_before_its_call_has_no_duration(tmp_path: Path) -> Non
         cc_result(2, "t1", "a"),
         cc_use(6, "m2", "t2", "Read", file_path="/repo/b.py"),
         cc_result(8, "t2", "b"),
+        cc_use(8, "m3", "t3", "Read", file_path="/repo/c.py"),
+        cc_result(8, "t3", "c"),  # answered within the second it was asked: 0 ms
     ]  # fmt: skip
     trace = mur_trace.load([write(tmp_path / "s.jsonl", lines)])
     assert trace.sql("SELECT line, duration_ms FROM tool_calls ORDER BY line").fetchall() == [
         (2, None),
         (4, 2000),
+        (6, 0),
     ]
     # the session: from its earliest stamp (second 2) to its latest (second 9)
     assert trace.sql("SELECT duration_ms FROM sessions").fetchall() == [(7000,)]
     shown = runner.invoke(app, ["show", str(tmp_path / "s.jsonl")])
-    assert "latency:    avg 2.0s\n" in shown.stdout  # the mean of the one duration known
+    assert "latency:    avg 1.0s\n" in shown.stdout  # the mean of the two durations known
     assert "  turn 0  Read — ✓" in shown.stdout  # not 0ms
 
 

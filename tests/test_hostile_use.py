@@ -711,6 +711,12 @@ def test_33_control_characters_cannot_forge_output(tmp_path: Path) -> None:
         forged = "total:      0 redundant calls in 0 of 1 session"
         assert [line for line in out.splitlines() if line.startswith(forged)] == []
     assert "\\u001b[31mred" in runner.invoke(app, ["redundant", str(trace)]).stdout
+    # a C1 control character (U+009B, the one-character CSI) too
+    c1 = [event(event_type="tool_call", turn=t, tool_name="ed\u009b2Jit", input={"path": "a"},
+                state_effect="read", status="ok") for t in range(2, 4)]  # fmt: skip
+    trace.write_text(whole_session(*c1))
+    out = runner.invoke(app, ["redundant", str(trace)]).stdout
+    assert "\u009b" not in out and "ed\\u009b2Jit" in out
 
 
 def test_33_a_name_cannot_forge_a_line_of_an_error(tmp_path: Path, workdir: Path) -> None:

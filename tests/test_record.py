@@ -14,6 +14,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from mur_trace.load import connect, create_macros
 
 ROOT = Path(__file__).resolve().parent.parent
 PRICING = "src/stockroom/pricing.py"
@@ -210,6 +214,17 @@ def test_split_shell_words_follows_the_runtime():
     ]
     assert record.split_shell_words("checkout  --   src/a.py") == ["checkout", "--", "src/a.py"]
     assert record.split_shell_words("log 'a b' '' c") == ["log", "a b", "c"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="ab \t\"'\\", max_size=16))
+def test_the_sql_split_of_words_is_the_runtimes(command: str) -> None:
+    """queries/functions/split_shell_words.sql, which the context policy splits a binary's
+    command with, against the runtime's rule as written above (empty words dropped)."""
+    con = connect()
+    create_macros(con)
+    got = con.execute("SELECT split_shell_words($c)", {"c": command}).fetchone()[0]
+    assert got == record.split_shell_words(command)
 
 
 def test_recorded_sessions_hold_together(tmp_path):
