@@ -1646,3 +1646,146 @@ def test_a_line_of_json_that_is_no_object_is_one_coded_line(
             assert result.stderr.splitlines() == [
                 f"error[E-TRC-001]: {path}:{number}: not a JSON object"
             ], (name, command)
+
+
+# ── edges a mutation audit found no test on ───────────────────────────────────────
+
+
+def test_codex_a_command_killed_by_a_signal_failed(tmp_path: Path) -> None:
+    """`Exit code: -9` is a failure: its `cat` saw nothing, and the next is no repeat."""
+
+    def run(text: str, code: int) -> str:
+        return f"Exit code: {code}\nWall time: 0.1 seconds\nOutput:\n{text}"
+
+    lines = [
+        cx(0, "session_meta", id="c2", cwd="/w", cli_version="0.9"),
+        cx(0, "turn_context", cwd="/w", model="gpt-x-codex"),
+        cx_call(1, "s1", "shell_command", {"command": "cat a.txt", "workdir": "/w"}),
+        cx_out(2, "s1", run("", -9)),
+        cx_call(3, "s2", "shell_command", {"command": "cat a.txt", "workdir": "/w"}),
+        cx_out(4, "s2", run("hello\n", 0)),
+    ]
+    trace = mur_trace.load([write(tmp_path / "rollout-y.jsonl", lines)], policy="context")
+    statuses = trace.sql("SELECT call_id, status FROM tool_calls ORDER BY line").fetchall()
+    assert statuses == [("s1", "error"), ("s2", "ok")]
+    assert trace.redundant_calls("context").count("*").fetchall() == [(0,)]
+
+
+def test_codex_a_patch_that_moves_a_file_changes_where_it_moves_to(tmp_path: Path) -> None:
+    """`*** Move to: a.txt` in the patch itself (no end event): a.txt changed."""
+    patch = (
+        "*** Begin Patch\n*** Update File: b.txt\n*** Move to: a.txt\n@@\n-hello\n+howdy\n"
+        "*** End Patch\n"
+    )
+    lines = [
+        cx(0, "session_meta", id="c1", cwd="/w", cli_version="0.1"),
+        cx(0, "turn_context", cwd="/w", model="gpt-x"),
+        cx_call(1, "e1", "exec_command", {"cmd": "cat a.txt"}),
+        cx_out(2, "e1", "Process exited with code 0\nOutput:\nhello\n"),
+        cx_call(3, "p1", "apply_patch", {"input": patch}),
+        cx_out(4, "p1", "Success. Updated the following files:\nM a.txt\n"),
+        cx_call(5, "e2", "exec_command", {"cmd": "cat a.txt"}),
+        cx_out(6, "e2", "Process exited with code 0\nOutput:\nhowdy\n"),
+    ]
+    trace = mur_trace.load([write(tmp_path / "rollout-x.jsonl", lines)], policy="context")
+    moved = trace.sql("SELECT changed_paths FROM tool_calls WHERE call_id = 'p1'")
+    assert moved.fetchall() == [(["b.txt", "a.txt"],)]
+    assert trace.redundant_calls("context").count("*").fetchall() == [(0,)]
+
+
+def test_claude_code_a_failed_command_that_names_no_exit_code_failed(tmp_path: Path) -> None:
+    """A Bash result marked an error whose text says no `Exit code N`: exit 1, not 0."""
+    denied = "cat: a.py: Permission denied"
+    lines = [
+        {"type": "user", "sessionId": "s1", "version": "2.0.0", "cwd": "/repo",
+         "timestamp": TS.format(0), "message": {"role": "user", "content": "fix it"}},
+        cc_use(1, "m1", "t1", "Bash", command="cat a.py"),
+        cc_result(2, "t1", denied, error=True, result={"stdout": "", "stderr": denied}),
+        cc_use(3, "m2", "t2", "Bash", command="cat a.py"),
+        cc_result(4, "t2", "x" * 40, result={"stdout": "x" * 40, "stderr": ""}),
+    ]  # fmt: skip
+    trace = mur_trace.load([write(tmp_path / "s.jsonl", lines)], policy="context")
+    codes = "SELECT line, exit_code FROM events WHERE event_type = 'shell' ORDER BY line"
+    assert trace.sql(codes).fetchall() == [(2, 1), (4, 0)]
+    assert trace.redundant_calls("context").count("*").fetchall() == [(0,)]
+
+
+def test_claude_code_input_tokens_hold_what_was_written_to_the_cache(tmp_path: Path) -> None:
+    use = cc_use(1, "m1", "t1", "Read", file_path="/repo/a.py")
+    use["message"]["usage"]["cache_creation_input_tokens"] = 500
+    lines = [
+        {"type": "user", "sessionId": "s1", "version": "2.0.0", "cwd": "/repo",
+         "timestamp": TS.format(0), "message": {"role": "user", "content": "fix it"}},
+        use,
+        cc_result(2, "t1", "a", result=whole("/repo/a.py", 1)),
+    ]  # fmt: skip
+    trace = mur_trace.load([write(tmp_path / "s.jsonl", lines)])
+    inputs = "SELECT input_tokens FROM events WHERE event_type = 'inference'"
+    written = use["message"]["usage"]
+    assert trace.sql(inputs).fetchall() == [(written["input_tokens"] + 500,)]
+
+
+def test_claude_code_a_range_ending_where_an_earlier_one_ends_is_held(tmp_path: Path) -> None:
+    def part(start: int, count: int) -> dict:
+        return {"type": "text",
+                "file": {"filePath": "/repo/a.py", "startLine": start, "numLines": count,
+                         "totalLines": 300}}  # fmt: skip
+
+    lines = [
+        {"type": "user", "sessionId": "s1", "version": "2.0.0", "cwd": "/repo",
+         "timestamp": TS.format(0), "message": {"role": "user", "content": "fix it"}},
+        cc_use(1, "m1", "t1", "Read", file_path="/repo/a.py", offset=1, limit=100),
+        cc_result(2, "t1", "a" * 400, result=part(1, 100)),  # lines 1-100
+        cc_use(3, "m2", "t2", "Read", file_path="/repo/a.py", offset=50, limit=51),
+        cc_result(4, "t2", "a" * 200, result=part(50, 51)),  # lines 50-100
+    ]  # fmt: skip
+    trace = mur_trace.load([write(tmp_path / "s.jsonl", lines)], policy="context")
+    found = trace.redundant_calls("context").select("line, prior_line, rule").fetchall()
+    assert found == [(4, 2, "read_after_read")]
+
+
+def test_claude_code_an_inline_subagent_resends_nothing_of_the_main_context(
+    tmp_path: Path,
+) -> None:
+    """The subagent's turns after a redundant read of the main context are no turns that
+    re-send it (its lines are another context)."""
+
+    def side(line: dict) -> dict:
+        return {**line, "isSidechain": True}
+
+    lines = [
+        {"type": "user", "sessionId": "s1", "version": "2.0.0", "cwd": "/repo",
+         "timestamp": TS.format(0), "message": {"role": "user", "content": "fix it"}},
+        cc_use(1, "m1", "t1", "Read", file_path="/repo/a.py"),
+        cc_result(2, "t1", "a" * 400, result=whole("/repo/a.py", 10)),
+        cc_use(3, "m2", "t2", "Read", file_path="/repo/a.py"),
+        cc_result(4, "t2", "a" * 400, result=whole("/repo/a.py", 10)),
+        side(cc_use(5, "m3", "s1", "Grep", pattern="x", path="/repo")),
+        side(cc_result(6, "s1", "none")),
+        side(cc_use(7, "m4", "s2", "Grep", pattern="y", path="/repo")),
+        side(cc_result(8, "s2", "none")),
+    ]  # fmt: skip
+    trace = mur_trace.load([write(tmp_path / "s.jsonl", lines)], policy="context")
+    found = trace.redundant_calls("context").select("line, context_turns, context_tokens")
+    assert found.fetchall() == [(4, 0, 0)]
+
+
+def test_openhands_a_view_to_the_end_of_the_file_holds_a_range_of_it(tmp_path: Path) -> None:
+    """`view_range: [1, -1]` is lines 1 to the end: a later view of lines 10-20 is held."""
+
+    def read(n: int, rng: list[int], response: str) -> dict:
+        return {"id": n, "source": "agent", "action": "read",
+                "args": {"path": "/w/a.py", "view_range": rng},
+                "tool_call_metadata": {"model_response": {"id": response}}}  # fmt: skip
+
+    def seen(n: int) -> dict:
+        return {"id": n, "source": "environment", "observation": "read", "cause": n - 1,
+                "content": "x"}  # fmt: skip
+
+    history = [read(1, [1, -1], "r1"), seen(2), read(3, [10, 20], "r2"), seen(4)]
+    path = write(tmp_path / "o" / "output.jsonl", [{"instance_id": "i1", "history": history}])
+    trace = mur_trace.load([path], policy="context")
+    ranges = "SELECT first_line, last_line FROM tool_calls ORDER BY line"
+    assert trace.sql(ranges).fetchall() == [(1, None), (10, 20)]
+    found = trace.redundant_calls("context").select("turn, prior_turn, rule").fetchall()
+    assert found == [(1, 0, "read_after_read")]
