@@ -522,6 +522,17 @@ def test_a_trace_cut_short_inside_a_line_keeps_what_the_catalog_held(
     # shorter, its last line whole without a newline: a rewrite, read as one
     trace.write_bytes(whole[: whole.index(b"\n")])
     assert ingest(db, workdir=workdir).rewritten == 1
+    # as long as what the catalog read, its last line torn: a rewrite (another trace, not a
+    # copy cut short), its torn line the usual warning
+    held = whole[: whole.index(b"\n", 700) + 1]
+    trace.write_bytes(held)
+    assert ingest(db, workdir=workdir).rewritten == 1
+    kept = held[: held.index(b"\n") + 1]
+    torn = b'{"event_type":"tool_call","turn":0,"x":"' + b"y" * len(held)
+    trace.write_bytes(kept + torn[: len(held) - len(kept)])
+    assert len(trace.read_bytes()) == len(held) and not trace.read_bytes().endswith(b"\n")
+    report = ingest(db, workdir=workdir)
+    assert (report.rewritten, report.skipped) == (1, [])
 
 
 def test_a_trace_that_is_no_longer_a_file_keeps_what_the_catalog_held(

@@ -1789,3 +1789,26 @@ def test_openhands_a_view_to_the_end_of_the_file_holds_a_range_of_it(tmp_path: P
     assert trace.sql(ranges).fetchall() == [(1, None), (10, 20)]
     found = trace.redundant_calls("context").select("turn, prior_turn, rule").fetchall()
     assert found == [(1, 0, "read_after_read")]
+
+
+def test_an_older_export_of_a_murmur_trace_is_one_session_whatever_its_lines_say(
+    tmp_path: Path,
+) -> None:
+    """Events exported before `file_session` existed are split by their lines' session ids
+    only in a file of several sessions (an OpenHands output): a Murmur trace whose second
+    read names another id is one session, its second read a repeat, loaded either way."""
+    sid, other = "ses_01a21715468070018000000000001eef", "ses_01a21715468070018000000000002222"
+    read = {"event_type": "tool_call", "tool_name": "editor", "input": {"path": "a.rs"},
+            "state_effect": "read", "status": "ok"}  # fmt: skip
+    lines = [
+        {"event_type": "session_start", "session_id": sid},
+        {**read, "session_id": sid, "turn": 0},
+        {**read, "session_id": other, "turn": 1},
+    ]
+    trace = mur_trace.load([write(tmp_path / sid / "trace.jsonl", lines)])
+    assert trace.redundant_calls().select("line, prior_line").fetchall() == [(3, 2)]
+    older = trace.sql("SELECT * EXCLUDE (file_session) FROM events").to_arrow_table()
+    con = connect()
+    load_events(con, older)
+    found = mur_trace.Trace(con, []).redundant_calls().select("line, prior_line").fetchall()
+    assert found == [(3, 2)]

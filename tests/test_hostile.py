@@ -676,6 +676,24 @@ def test_a_count_of_2_to_the_53_less_one_is_a_count(tmp_path: Path) -> None:
     assert [row.split(",")[2] for row in findings_csv(str(trace))] == ["3"]
 
 
+def test_a_trace_is_the_session_its_session_start_names(tmp_path: Path) -> None:
+    """Not an earlier line's id (a task_start naming another session): the calls that name
+    none take the session_start's."""
+    other = "ses_01a21715468070018000000000002222"
+    read = {"event_type": "tool_call", "tool_name": "editor", "input": {"path": "a.rs"},
+            "state_effect": "read", "status": "ok"}  # fmt: skip
+    lines = [
+        {"event_type": "task_start", "session_id": other, "task_id": "t", "context_id": "c",
+         "source": "a2a"},
+        {"event_type": "session_start", "session_id": SESSION},
+        {**read, "turn": 0},
+        {**read, "turn": 1},
+    ]  # fmt: skip
+    trace = session(tmp_path, text(lines))
+    found = mur_trace.load([trace]).redundant_calls().select("session_id, line")
+    assert found.fetchall() == [(SESSION, 4)]
+
+
 def test_a_trace_that_is_only_a_torn_line_is_e_trc_001(tmp_path: Path) -> None:
     trace = session(tmp_path, b'{"event_type":"sess')
     one_error(

@@ -686,6 +686,11 @@ def test_a_new_catalog_beside_a_file_named_as_its_log_is_refused(
         "would delete as it creates the catalog (move it first)\n",
     )
     assert wal.read_text() == "my notes\n" and not db.exists()
+    db.touch()  # an empty file (a first ingest killed), which DuckDB makes a database too
+    result = runner.invoke(app, ["ingest", "--db", str(db), "--workdir", str(workdir)])
+    assert result.exit_code == 2 and result.stderr.startswith("error[E-IO-004]: "), result.stderr
+    assert wal.read_text() == "my notes\n" and db.read_bytes() == b""
+    db.unlink()
     wal.rename(tmp_path / "notes.txt")
     assert runner.invoke(app, ["ingest", "--db", str(db), "--workdir", str(workdir)]).exit_code == 0
     assert runner.invoke(app, ["ingest", "--db", str(db), "--workdir", str(workdir)]).exit_code == 0
