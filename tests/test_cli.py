@@ -673,3 +673,11 @@ def test_check_json_says_how_many_sessions_it_checked_and_which_it_left_out(
     document = json.loads(result.stdout)
     assert [f["session_id"][-4:] for f in document["over_thresholds"]] == ["9aab"]
     assert document["over_thresholds"][0]["violations"] == ["redundant calls 5 > 4"]
+
+
+def test_a_session_was_created_when_its_id_says(sample_workdir: Path) -> None:
+    # the 12 hex digits after `ses_` are the creation time in ms (a mutation audit: only
+    # `--since` and the ordering, which read it in Python, were tested)
+    session = "ses_01a21715468070018000000000001eef"
+    result = run("show", session, "--workdir", str(sample_workdir), "-f", "json")
+    assert json.loads(result.stdout)["metrics"]["created_ms"] == int(session[4:16], 16)
