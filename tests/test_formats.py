@@ -1812,3 +1812,17 @@ def test_an_older_export_of_a_murmur_trace_is_one_session_whatever_its_lines_say
     load_events(con, older)
     found = mur_trace.Trace(con, []).redundant_calls().select("line, prior_line").fetchall()
     assert found == [(3, 2)]
+
+
+def test_claude_code_a_log_that_starts_with_a_call_holds_its_read(tmp_path: Path) -> None:
+    """No prompt line before the first call: the session's start shares its line, and the
+    read was emptied by it (never the prior of the same read after it)."""
+    lines = [
+        cc_use(1, "m1", "t1", "Read", file_path="/repo/a.py"),
+        cc_result(2, "t1", "a" * 400, result=whole("/repo/a.py", 10)),
+        cc_use(3, "m2", "t2", "Read", file_path="/repo/a.py"),
+        cc_result(4, "t2", "a" * 400, result=whole("/repo/a.py", 10)),
+    ]
+    trace = mur_trace.load([write(tmp_path / "s.jsonl", lines)], policy="context")
+    found = trace.redundant_calls("context").select("line, prior_line").fetchall()
+    assert found == [(3, 1)]

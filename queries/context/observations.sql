@@ -10,7 +10,7 @@
 -- event's effects come after the call that ran it, in command order. `line` is where a
 -- finding is reported: the tool call (for shell effects, the call that ran the command).
 -- @column trace_path     VARCHAR  Trace file.
--- @column ord            BIGINT   Order within the trace (event line * 1,000,000 + effect number; at * 1,000, a shell command of 1,000 effects or more ran into the next line's numbers).
+-- @column ord            BIGINT   Order within the trace (event line * 1,000,000 + effect number; a reset, line * 1,000,000 - 1: before its line's calls; at * 1,000, a shell command of 1,000 effects or more ran into the next line's numbers).
 -- @column line           BIGINT   Line of the tool call the observation belongs to.
 -- @column kind           VARCHAR  `read`, `mutate` (a change of `identity`), `reset` (context emptied), `mutate_all` (any local resource may have changed), `mutate_listings` (what directories hold may have changed, not what files hold).
 -- @column identity       VARCHAR  Resource as compared (NULL for reset / mutate_all / mutate_listings).
@@ -142,8 +142,10 @@ WITH gathered AS (
     FROM tool_calls AS c, unnest(c.changed_paths) WITH ORDINALITY AS u(path, n)
     WHERE c.changed_paths IS NOT NULL
     UNION ALL
-    SELECT trace_path, line * 1000000, line, 'reset', NULL, false, false, false, NULL, reason, NULL,
-        false, NULL, NULL, NULL
+    -- before what else its line holds (another agent's log can put a session's start at
+    -- the line of its first call, whose read the reset then emptied)
+    SELECT trace_path, line * 1000000 - 1, line, 'reset', NULL, false, false, false, NULL, reason,
+        NULL, false, NULL, NULL, NULL
     FROM rule_context_reset
 ),
 -- traces that name files both ways, absolute (`/workspace/src/a.rs`, an editor's) and
