@@ -293,6 +293,16 @@ worded AS (
             ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING
         ) AS dirs,
         count(*) OVER (PARTITION BY script_program, script) AS script_commands,
+        -- a listing before it in its pipeline (what `xargs` gives it comes from one): `ls`,
+        -- `find`, `git ls-files|status|diff|grep`
+        coalesce(bool_or(
+            regexp_extract(tokens[1], '[^/]+$') IN ('ls', 'tree', 'exa', 'eza', 'find', 'fd')
+            OR (tokens[1] = 'git' AND list_filter(tokens[2:], lambda t: NOT starts_with(t, '-'))[1]
+                IN ('ls-files', 'status', 'diff', 'grep'))
+        ) OVER (
+            PARTITION BY script_program, script, seq // 1000 ORDER BY seq
+            ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING
+        ), false) AS listed_before,
         regexp_extract(tokens[1], '[^/]+$') AS program,
         tokens[2:] AS args,
         list_filter(tokens[2:], lambda t: NOT starts_with(t, '-')) AS operands,
@@ -341,13 +351,22 @@ worded AS (
         ) AS roots
     FROM commands
 ),
+-- every `cd` before a command went down into a subdirectory (no `/`, `..`, `~`, `$`):
+-- once for each command of each distinct script
+descended AS (
+    SELECT
+        *,
+        len(list_filter(coalesce(dirs, []), lambda d: d IS NOT NULL
+            AND regexp_matches(d, '^[/~-]|(?:^|/)\.\.(?:/|$)|[$`*?]'))) = 0 AS subdirectories
+    FROM worded
+),
 -- each command of each shell event (a line holds at most one shell event)
 ran AS (
     SELECT
         s.trace_path, s.line, s.call_line, s.exit_code, s.stdout_bytes, s.cwd, s.known,
         w.* EXCLUDE (script_program, script)
     FROM shell AS s
-    JOIN worded AS w
+    JOIN descended AS w
         ON w.script_program IS NOT DISTINCT FROM s.program AND w.script = s.command
 ),
 located AS (
@@ -361,20 +380,12 @@ located AS (
                 WHEN starts_with(d, '/') THEN d
                 ELSE here || '/' || d
             END
-        ) AS here,
-        -- every `cd` before it went down into a subdirectory (no `/`, `..`, `~`, `$`)
-        len(list_filter(coalesce(dirs, []), lambda d: d IS NOT NULL
-            AND regexp_matches(d, '^[/~-]|(?:^|/)\.\.(?:/|$)|[$`*?]'))) = 0 AS subdirectories
+        ) AS here
     FROM ran
 ),
 classified AS (
     SELECT
         * EXCLUDE (class),
-        -- a listing before it in its pipeline (what `xargs` gives it comes from one)
-        coalesce(bool_or(class IN ('list', 'list_roots', 'git_tree')) OVER (
-            PARTITION BY trace_path, line, seq // 1000 ORDER BY seq
-            ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING
-        ), false) AS listed_before,
         -- a command given its operands by `xargs` (from its input, unknown here) reads what
         -- it reads; any other may have changed anything (`xargs sed -i ...`)
         CASE
