@@ -371,7 +371,8 @@ def test_shell_sessions_played_for_real_are_flagged_only_where_they_repeat() -> 
     # by a listing, `git log` in a subdirectory, a read around a process substitution
     for name in ("stash_and_pop_of_the_session", "pipeline_with_an_arrow",
                  "json_tool_of_a_pipe", "xargs_after_a_listing", "git_log_in_subdirectory",
-                 "process_substitution_between_reads"):  # fmt: skip
+                 "process_substitution_between_reads", "tags_stripped_twice",
+                 "git_by_its_path_before_xargs"):  # fmt: skip
         trace = mur_trace.load([SHELL_CASES / f"{name}.jsonl"])
         found = trace.redundant_calls("context").select("line").order("line").fetchall()
         repeats = [(c["line"],) for c in truth[name]["calls"] if c["redundant"]]

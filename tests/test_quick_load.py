@@ -117,7 +117,8 @@ def quick_layouts(event: dict) -> st.SearchStrategy[str]:
 
 
 def _duplicate_path_key(event: dict) -> str:
-    """The call with its input's path key written twice (a JSON reader takes the first)."""
+    """The call with its input's path key written twice (the last value counts, as in
+    `mur trace`'s map)."""
     text = json.dumps({**event, "input": {"path": "a"}}, separators=(",", ":"))
     return text.replace('"path":"a"', '"path":"a","path":"b"', 1)
 

@@ -22,12 +22,14 @@
 -- agents' logs; after a `cd` inside a compound command or a subshell, or a `popd`, where
 -- later commands ran is unknown); words are split as the runtime splits them. Then:
 -- - output redirection (`> f`, `>> f`, `&> f`, a bare `> f`) changes `f`; `< f` reads it
---   whole; process substitution (`<(sort a)`) is not read: anything may have changed;
+--   in part (a `>` or `<` inside quotes redirects nothing); process substitution (`<(sort
+--   a)`, `>(gzip > f)`) is not read: what ran inside may have changed anything;
 -- - reads: `cat`/`bat`/`less`/`nl` read their files whole; `head`, `tail`, `grep`, `rg`,
 --   `sed -n`, `awk`, `wc`, `sort`, `diff`, checksums read part of them; `ls`/`tree`/`find`
 --   list a directory; `git status|diff|ls-files|grep|blame` read the working tree (`.`),
 --   `git log|show|branch|tag|reflog|rev-parse` the repository's history (`.git`), both
---   at the repository's root wherever git runs (after a `cd`, what it read is unknown);
+--   at the repository's root wherever git runs (after `cd`s into its subdirectories too;
+--   after another `cd`, what it read is unknown);
 --   `ls -l` reads metadata; `grep|awk|sed -f F` read `F`. A partial read's request is the
 --   simple command itself, so only the same command again (or an earlier whole read of
 --   the file) covers it;
@@ -207,18 +209,26 @@ segments AS (
 parsed AS (
     SELECT
         *,
+        -- redirections, passing over quoted strings whole (a `>` or `<` inside quotes,
+        -- `sed 's/<[^>]*>//g'`, `awk '$3 > 1'`, redirects nothing: an empty match)
         CASE WHEN in_script THEN list_filter(
             regexp_extract_all(
                 segment,
-                '(?:^|[^0-9&<>])(?:[0-9]*|&)>>?\s*(''[^'']*''|"[^"]*"|[^\s&|<>;''"]+)',
+                '''[^'']*''|"(?:[^"\\]|\\.)*"'
+                    || '|(?:^|[^0-9&<>])(?:[0-9]*|&)>>?\s*(''[^'']*''|"[^"]*"|[^\s&|<>;''"]+)',
                 1
             ),
-            lambda t: t NOT IN ('/dev/null', '''/dev/null''', '"/dev/null"')
+            lambda t: t <> '' AND t NOT IN ('/dev/null', '''/dev/null''', '"/dev/null"')
         ) ELSE [] END AS quoted_written,
-        CASE WHEN in_script
-            THEN regexp_extract_all(segment, '(?:^|[^<])<\s*(''[^'']*''|"[^"]*"|[^\s&|<>;''"]+)', 1)
-            ELSE []
-        END AS quoted_fed,
+        CASE WHEN in_script THEN list_filter(
+            regexp_extract_all(
+                segment,
+                '''[^'']*''|"(?:[^"\\]|\\.)*"'
+                    || '|(?:^|[^<])<\s*(''[^'']*''|"[^"]*"|[^\s&|<>;''"]+)',
+                1
+            ),
+            lambda t: t <> ''
+        ) ELSE [] END AS quoted_fed,
         -- its output goes to a file (`> f`, `>> f`, `&> f`), not to the model
         -- (a `>` inside quotes, `grep -n '=>'`, `awk '$3 > 1'`, is none)
         in_script AND regexp_matches(
@@ -297,8 +307,9 @@ worded AS (
         -- `find`, `git ls-files|status|diff|grep`
         coalesce(bool_or(
             regexp_extract(tokens[1], '[^/]+$') IN ('ls', 'tree', 'exa', 'eza', 'find', 'fd')
-            OR (tokens[1] = 'git' AND list_filter(tokens[2:], lambda t: NOT starts_with(t, '-'))[1]
-                IN ('ls-files', 'status', 'diff', 'grep'))
+            OR (regexp_extract(tokens[1], '[^/]+$') = 'git'
+                AND list_filter(tokens[2:], lambda t: NOT starts_with(t, '-'))[1]
+                    IN ('ls-files', 'status', 'diff', 'grep', 'blame', 'difftool'))
         ) OVER (
             PARTITION BY script_program, script, seq // 1000 ORDER BY seq
             ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING
@@ -337,6 +348,10 @@ worded AS (
         len(list_filter(tokens[2:], lambda t:
             regexp_full_match(t, '-[A-Za-z]*t[A-Za-z]*|--target-directory(?:=.*)?'))) > 0
             AS to_directory,
+        -- `python -m json.tool [options] [in [out]]`: its files (`--indent N` takes a value)
+        list_transform(list_filter(list_zip(tokens[4:], list_prepend(NULL, tokens[4:])),
+            lambda w: NOT starts_with(w[1], '-') AND coalesce(w[2], '') <> '--indent'),
+            lambda w: w[1]) AS json_files,
         -- `ls -l f` shows what the file is (size, owner, time), not what it holds
         regexp_extract(tokens[1], '[^/]+$') IN ('ls', 'exa', 'eza')
             AND len(list_filter(tokens[2:], lambda t: regexp_full_match(t,
@@ -584,9 +599,9 @@ effects AS (
                     list_transform(c.output_files, lambda p: {kind: 'mutate', path: p, whole: NULL})
                 WHEN 'uniq_output' THEN [{kind: 'mutate', path: c.files[2], whole: NULL}]
                 WHEN 'json_tool' THEN
-                    CASE WHEN len(c.operands) >= 3
-                        THEN [{kind: 'mutate', path: c.operands[3], whole: NULL}]
-                        ELSE list_transform(c.operands[2:2],
+                    CASE WHEN len(c.json_files) >= 2
+                        THEN [{kind: 'mutate', path: c.json_files[2], whole: NULL}]
+                        ELSE list_transform(c.json_files,
                             lambda p: {kind: 'read', path: p, whole: false})
                     END
                 WHEN 'format' THEN
@@ -617,9 +632,9 @@ effects AS (
                 WHEN 'stashed' THEN [{kind: 'mutate_changed', path: NULL, whole: NULL}]
                 WHEN 'restored' THEN [{kind: 'mutate_changed', path: NULL, whole: NULL}]
                 WHEN 'git_stashes' THEN [{kind: 'read', path: NULL, whole: false}]
-                WHEN 'substituted' THEN [{kind: 'read', path: NULL, whole: false}]
-                    || CASE WHEN regexp_matches(c.segment, '>\(')
-                        THEN [{kind: 'mutate_all', path: NULL, whole: NULL}] ELSE [] END
+                -- what runs inside, `<(python3 gen.py)` as `>(gzip > f)`, may change anything
+                WHEN 'substituted' THEN [{kind: 'read', path: NULL, whole: false},
+                    {kind: 'mutate_all', path: NULL, whole: NULL}]
                 WHEN 'cargo_build' THEN [{kind: 'mutate_listings', path: NULL, whole: NULL},
                     {kind: 'mutate', path: 'Cargo.lock', whole: NULL}]
                 WHEN 'git_after_dashes' THEN
