@@ -1517,3 +1517,39 @@ def test_keep_gone_keeps_what_an_agent_deleted_itself(tmp_path: Path) -> None:
     with pytest.raises(mur_trace.MurTraceError) as refused:
         ingest(db, [project], keep_gone="no")
     assert refused.value.code == "E-CLI-001"
+
+
+def test_catalog_edges_a_mutation_audit_found_untested(workdir: Path, tmp_path: Path) -> None:
+    """Three ways to lose what the catalog holds, each refused by one condition of
+    catalog.py no test reached: an ingest of `wd` deleting a gone trace of its sibling
+    `wd2` (a path that starts with `wd` is not under it); a trace with no final newline
+    losing its last, whole line (its session_end); a longer rewrite whose first bytes
+    changed taken as an append (the old lines kept)."""
+    sessions = sorted(workdir.glob("ses_*"))
+    wd, wd2 = tmp_path / "wd", tmp_path / "wd2"
+    wd.mkdir()
+    wd2.mkdir()
+    sessions[0].rename(wd / sessions[0].name)
+    sessions[1].rename(wd2 / sessions[1].name)
+    sessions[2].rename(wd2 / sessions[2].name)
+    db = tmp_path / "c.duckdb"
+    ingest(db, [wd, wd2])
+    shutil.rmtree(wd2 / sessions[2].name)
+    report = ingest(db, [wd])
+    assert (report.unchanged, report.deleted) == (1, 0)
+    assert len(_held(db)) == 3  # the gone one of wd2: its only copy
+    # no final newline: every line, the last too
+    trace = wd / sessions[0].name / "trace.jsonl"
+    whole = trace.read_bytes()
+    other = tmp_path / "one" / sessions[0].name
+    other.mkdir(parents=True)
+    (other / "trace.jsonl").write_bytes(whole.rstrip(b"\n"))
+    one = tmp_path / "one.duckdb"
+    ingest(one, [other.parent])
+    assert mur_trace.load(db=one).events.count("*").fetchall() == [(whole.count(b"\n"),)]
+    assert mur_trace.load(db=one).session_count() == 1
+    assert mur_trace.load(db=one).report().sessions  # its session_end held: complete
+    # a longer rewrite whose first lines changed: read again whole
+    trace.write_bytes(whole.replace(b'"turn":0', b'"turn": 0', 1) + whole)
+    report = ingest(db, [wd])
+    assert (report.rewritten, report.appended) == (1, 0)
