@@ -960,3 +960,12 @@ def test_a_temporary_table_of_the_users_under_a_name_the_library_takes_is_refuse
     trace.con.execute("CREATE TEMP TABLE steps AS SELECT 'mine' AS x")
     assert "temporary table 'steps' of its own" in _refused(lambda: trace.steps())
     assert trace.con.sql("SELECT x FROM steps").fetchall() == [("mine",)]  # left as it was
+
+
+def test_redundant_calls_come_in_trace_and_line_order(sample_workdir: Path) -> None:
+    # whatever order the traces were given in (a mutation audit: nothing checked it)
+    paths = sorted(sample_workdir.glob("ses_*/trace.jsonl"), reverse=True)
+    for policy in ("reference", "context"):
+        rows = mur_trace.load(paths).redundant_calls(policy).select("trace_path, line")
+        found = rows.fetchall()
+        assert len(found) > 1 and found == sorted(found), policy

@@ -167,6 +167,11 @@ def test_check_is_a_ci_gate(sample_workdir: Path) -> None:
     tokens = run(*args, "--max-context-tokens", "10000")
     assert tokens.exit_code == 1
     assert "context tokens 12170 > 10000" in tokens.stdout  # 7,590 + 3,165 + 1,415
+    # a threshold is the most allowed: exactly 12,170 passes that session, one less fails it
+    for most, over in ((12170, False), (12169, True)):
+        result = run(*args, "--max-context-tokens", str(most), "-f", "json")
+        failing = [f["session_id"] for f in json.loads(result.stdout)["over_thresholds"]]
+        assert (EDITOR_SESSION in failing) is over
     assert run("check", "--workdir", str(sample_workdir)).exit_code == 2  # no threshold
     # a rate over the threshold prints over it: 1/3 against 0.333 (the reference findings
     # of ...3dde, 2 of its 6 calls, and of ...7bbc, 3 of 9) was `0.333 > 0.333`

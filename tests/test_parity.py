@@ -742,3 +742,16 @@ def test_show_steps_and_report_edges(tmp_path: Path) -> None:
            {**read, "turn": 0}, {**read, "turn": 1}])  # fmt: skip
     report = json.loads(run("report", "--workdir", str(tmp_path), "-f", "json").stdout)
     assert {row["sessions"] for row in report["stats"]} == {1}
+
+
+def test_show_takes_the_model_of_the_last_session_start(tmp_path: Path) -> None:
+    # a session reopened under another model: its identity and totals are the last start's
+    sid = "ses_cccccccccccc7ccc8ccc000000000003"
+    start = {"event_type": "session_start", "session_id": sid, "capsule_name": "c",
+             "capsule_version": "1", "max_turns": 5}  # fmt: skip
+    end = {"event_type": "session_end", "total_turns": 1, "total_input_tokens": 5,
+           "total_output_tokens": 3, "total_tool_calls": 0, "total_shell_calls": 0,
+           "duration_ms": 10, "exit_status": "ok"}  # fmt: skip
+    path = write(tmp_path, sid, [{**start, "model": "first"}, end,
+                                 {**start, "model": "second"}, end])  # fmt: skip
+    assert "model:      second\n" in run("show", str(path)).stdout
