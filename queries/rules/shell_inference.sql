@@ -344,7 +344,9 @@ worded AS (
         list_transform(list_filter(list_zip(tokens[2:], list_prepend(NULL, tokens[2:])),
             lambda w: w[2] IN ('-f', '--file')), lambda w: w[1])
             || list_transform(list_filter(tokens[2:], lambda t: regexp_full_match(t, '--file=.+')),
-                lambda t: t[8:]) AS script_files,
+                lambda t: t[8:])
+            || list_transform(list_filter(tokens[2:], lambda t: regexp_full_match(t, '-f.+')),
+                lambda t: t[3:]) AS script_files,
         len(list_filter(tokens[2:], lambda t:
             regexp_full_match(t, '-[A-Za-z]*t[A-Za-z]*|--target-directory(?:=.*)?'))) > 0
             AS to_directory,
