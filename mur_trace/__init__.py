@@ -273,12 +273,14 @@ def _collected_tables(
             )
         if not (isinstance(name, str) and _TABLE_NAME.fullmatch(name)):
             raise UsageError(f"collect's table names are SQL identifiers, not {name!r}")
+        if name in made:  # made by an earlier batch: checked then
+            continue
         taken = con.execute(
             "SELECT 1 FROM duckdb_tables() WHERE table_name = $n "
             "UNION ALL SELECT 1 FROM duckdb_views() WHERE view_name = $n",
             {"n": name},
         ).fetchall()
-        if name not in made and taken:
+        if taken:
             raise UsageError(f"collect's table {name!r} is a table or view of the analysis")
     return kept
 
