@@ -11,13 +11,12 @@ annotation strings made that 11 ms of every command (4.5 ms so).
 
 import contextlib
 import copy
-import math
 import os
 import re
 import signal
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from enum import Enum, StrEnum
 from pathlib import Path
@@ -205,6 +204,39 @@ def _count(value: str | int) -> int:
     if number is None:
         raise typer.BadParameter(f"{str(value)!r} is not a count (ASCII digits, below 2^64)")
     return number
+
+
+def _whole(low: int, high: int) -> Callable[[str | int], int]:
+    """The parser of a count option from `low` to `high`, read as `--last` is (ASCII
+    digits, `sessions.rust_count`): Click's int took `1_0` as 10, and `٣` (an Arabic-Indic
+    three) as 3."""
+
+    def parse(value: str | int) -> int:
+        text = str(value)
+        if not re.fullmatch(r"[+-]?[0-9]+", text):
+            raise typer.BadParameter(f"{text!r} is not a whole number (ASCII digits)")
+        number = int(text)
+        if text.startswith("-") or not low <= number <= high:  # `-0` too: no count
+            raise typer.BadParameter(f"{text} is not in the range {low}<=x<={high}.")
+        return number
+
+    return parse
+
+
+#: A number as `mur trace` writes one (Rust's f64 syntax, without `inf` and `NaN`).
+_DECIMAL = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+
+
+def _rate(value: str | float) -> float:
+    """`--max-rate`: a share from 0 to 1 in ASCII (Python's float() took `0_5`, `٠.٥`
+    and `nan`)."""
+    text = str(value)
+    if not _DECIMAL.fullmatch(text):
+        raise typer.BadParameter(f"{text!r} is not a number from 0 to 1")
+    rate = float(text)
+    if not 0.0 <= rate <= 1.0:
+        raise typer.BadParameter(f"{text} is not in the range 0<=x<=1.")
+    return rate
 
 
 PathsArg = Annotated[
@@ -730,7 +762,9 @@ def loops(
     window: Annotated[
         int,
         typer.Option(
-            min=0, max=BIGINT_MAX, help="How many turns back an identical call still counts."
+            parser=_whole(0, BIGINT_MAX),
+            metavar="<integer>",
+            help="How many turns back an identical call still counts.",
         ),
     ] = 5,
     rule: RuleOpt = None,
@@ -767,18 +801,26 @@ def check(
     effects: EffectsOpt = None,
     max_redundant: Annotated[
         int | None,
-        typer.Option(min=0, max=BIGINT_MAX, help="Most redundant calls a session may make."),
+        typer.Option(
+            parser=_whole(0, BIGINT_MAX),
+            metavar="<integer>",
+            help="Most redundant calls a session may make.",
+        ),
     ] = None,
     max_rate: Annotated[
         float | None,
         typer.Option(
-            min=0.0, max=1.0, help="Highest share of tool calls that may be redundant (0-1)."
+            parser=_rate,
+            metavar="<number>",
+            help="Highest share of tool calls that may be redundant (0-1).",
         ),
     ] = None,
     max_context_tokens: Annotated[
         int | None,
         typer.Option(
-            min=0, max=BIGINT_MAX, help="Most tokens a session may re-send because of them."
+            parser=_whole(0, BIGINT_MAX),
+            metavar="<integer>",
+            help="Most tokens a session may re-send because of them.",
         ),
     ] = None,
     db: DbOpt = None,
@@ -787,8 +829,6 @@ def check(
     format_in: FormatInOpt = None,
 ) -> None:
     """A CI gate: exit 1 and list the sessions over a threshold."""
-    if max_rate is not None and math.isnan(max_rate):
-        raise typer.BadParameter("not a number", param_hint="--max-rate")
     if max_redundant is None and max_rate is None and max_context_tokens is None:
         raise typer.BadParameter(
             "give at least one of --max-redundant, --max-rate, --max-context-tokens"
@@ -1243,7 +1283,9 @@ def spark_loops(
     window: Annotated[
         int,
         typer.Option(
-            min=0, max=BIGINT_MAX, help="How many turns back an identical call still counts."
+            parser=_whole(0, BIGINT_MAX),
+            metavar="<integer>",
+            help="How many turns back an identical call still counts.",
         ),
     ] = 5,
     rule: RuleOpt = None,
@@ -1354,7 +1396,12 @@ def synth(
         ),
     ],
     sessions: Annotated[
-        int, typer.Option(min=1, max=1_000_000, help="How many sessions to simulate.")
+        int,
+        typer.Option(
+            parser=_whole(1, 1_000_000),
+            metavar="<integer>",
+            help="How many sessions to simulate.",
+        ),
     ] = 100,
     seed: Annotated[int, typer.Option(help="Seed; the same seed writes the same files.")] = 0,
 ) -> None:

@@ -1299,6 +1299,42 @@ def test_a_count_past_what_duckdb_holds_is_a_usage_error(workdir: Path, args: li
     one_line(result, "E-CLI-001", 2, "is not in the range 0<=x<=9223372036854775807")
 
 
+@pytest.mark.parametrize(
+    ("option", "value", "says"),
+    [
+        ("--max-redundant", "1_0", "'1_0' is not a whole number (ASCII digits)"),
+        ("--max-redundant", "\u0663", "'\u0663' is not a whole number (ASCII digits)"),
+        ("--max-context-tokens", " 3", "' 3' is not a whole number (ASCII digits)"),
+        ("--max-redundant", "-0", "-0 is not in the range 0<=x<=9223372036854775807."),
+        ("--max-rate", "0_5", "'0_5' is not a number from 0 to 1"),
+        ("--max-rate", "\u0660.\u0665", "'\u0660.\u0665' is not a number from 0 to 1"),
+        ("--max-rate", "nan", "'nan' is not a number from 0 to 1"),
+        ("--max-rate", "1.5", "1.5 is not in the range 0<=x<=1."),
+    ],
+)
+def test_a_threshold_is_read_in_ascii_digits_as_last_is(
+    workdir: Path, option: str, value: str, says: str
+) -> None:
+    """Python's int() and float() took `1_0` as 10, an Arabic-Indic three as 3, and `0_5`
+    as 0.5, where `--last` (as `mur trace`) takes ASCII digits only."""
+    result = runner.invoke(app, ["check", "--workdir", str(workdir), option, value])
+    one_line(result, "E-CLI-001", 2, f"Invalid value for '{option}': {says}")
+
+
+def test_a_window_is_read_in_ascii_digits_and_a_rate_in_any_decimal_spelling(
+    workdir: Path,
+) -> None:
+    result = runner.invoke(app, ["loops", "--workdir", str(workdir), "--window", "1_0"])
+    one_line(result, "E-CLI-001", 2, "'1_0' is not a whole number (ASCII digits)")
+    # 0.5, .5, +0.5 and 5e-1 are one threshold
+    outputs = {
+        (r.exit_code, r.output)
+        for rate in ("0.5", ".5", "+0.5", "5e-1")
+        if (r := runner.invoke(app, ["check", "--workdir", str(workdir), "--max-rate", rate]))
+    }
+    assert len(outputs) == 1 and next(iter(outputs))[0] in (0, 1), outputs
+
+
 def test_an_output_that_cannot_be_written_is_named(tmp_path: Path, workdir: Path) -> None:
     """The system's `[Errno 21] Is a directory: 'x'`, DuckDB's `Could not write file
     "/dev/fd/3"`, or no path at all (a full device), was the whole message; the output is
