@@ -660,43 +660,21 @@ def materialise(con: duckdb.DuckDBPyConnection, name: str, sql: str) -> None:
     con.execute(f"CREATE OR REPLACE TEMP VIEW {name} AS SELECT * FROM {name}_rows")
 
 
-def _existing(con: duckdb.DuckDBPyConnection, names: Sequence[str]) -> set[str]:
-    """Which of `names` name a table or a view, in any schema: one query, where a `DROP
-    ... IF EXISTS` of each took a statement each (32 a load, 6 ms of a command's start)."""
-    return {
-        name
-        for (name,) in con.execute(
-            "SELECT table_name FROM duckdb_tables() WHERE list_contains($names, table_name) "
-            "UNION ALL SELECT view_name FROM duckdb_views() "
-            "WHERE NOT internal AND list_contains($names, view_name)",
-            {"names": list(names)},
-        ).fetchall()
-    }
-
-
 def drop_materialised(con: duckdb.DuckDBPyConnection) -> None:
     """Drop the relations materialised from the traces analysed last (`materialise`)."""
-    _drop(con, (), list(MATERIALISED))
-
-
-def _drop(con: duckdb.DuckDBPyConnection, tables: Sequence[str], views: Sequence[str]) -> None:
-    """Drop the `tables`, the `views` and each view's table of rows (`<view>_rows`), of
-    those that exist."""
-    there = _existing(con, [*tables, *views, *(f"{name}_rows" for name in views)])
-    for table in tables:
-        if table in there:
-            con.execute(f"DROP TABLE IF EXISTS {table}")
-    for name in views:
-        if name in there:
-            con.execute(f"DROP VIEW IF EXISTS {name}")
-        if f"{name}_rows" in there:
-            con.execute(f"DROP TABLE IF EXISTS {name}_rows")
+    for name in MATERIALISED:
+        con.execute(f"DROP VIEW IF EXISTS {name}")
+        con.execute(f"DROP TABLE IF EXISTS {name}_rows")
 
 
 def drop_loaded(con: duckdb.DuckDBPyConnection) -> None:
     """Drop the tables of the last load (its events and traces, or what the quick reading
     read), the relations materialised from them and the type of their paths."""
-    _drop(con, ("events", "traces", "quick_lines", "quick_traces"), list(MATERIALISED))
+    # a `DROP ... IF EXISTS` each (about 0.1 ms): asking the catalog first what exists
+    # (duckdb_tables(), duckdb_views()) took 14 ms
+    for table in ("events", "traces", "quick_lines", "quick_traces"):
+        con.execute(f"DROP TABLE IF EXISTS {table}")
+    drop_materialised(con)
     # a table of the caller's own may still hold values of one: it stays, and the next
     # load makes another
     for name in _trace_path_types(con):
