@@ -634,9 +634,19 @@ def _working_name(real: Path) -> str:
     eight random characters still to come, is no longer than a name may be (a name near
     the limit made a longer one, which failed)."""
     tail = f".{os.getpid()}-{_HOST}."
+    return f".{os.fsdecode(_cut(os.fsencode(real.name), tail))}{tail}"
+
+
+def _cut(name: bytes, tail: str) -> bytes:
+    """The start of `name` in a working name ending in `tail` and eight characters: cut to
+    fit, and between two characters (a name cut inside a UTF-8 character is no text:
+    pyarrow refused an export's staging directory so named, with a traceback)."""
     # 255 bytes is the longest name Linux, macOS and Windows' file systems take
-    name = os.fsencode(real.name)[: 255 - 1 - len(tail) - 8]
-    return f".{os.fsdecode(name)}{tail}"
+    end = room = min(len(name), 255 - 1 - len(tail) - 8)
+    # back over continuation bytes to a character's start: a UTF-8 character has at most 4
+    while end < len(name) and room - end < 3 and name[end] & 0xC0 == 0x80:
+        end -= 1
+    return name[:end]
 
 
 def _clear_stale(real: Path, within: bool = False) -> None:
@@ -652,7 +662,7 @@ def _clear_stale(real: Path, within: bool = False) -> None:
                 continue
             start = os.fsencode(entry.name[: found.start()])
             # the name whole, or cut where `_working_name` cuts a long one
-            cut = len(os.fsencode(entry.name)) == 255 and prefix.startswith(start)
+            cut = start == b"." + _cut(prefix[1:], entry.name[found.start() : -8])
             if start != prefix and not cut:
                 continue
             with contextlib.suppress(OSError):

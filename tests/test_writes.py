@@ -555,6 +555,41 @@ def test_an_output_named_near_the_longest_name_is_replaced_whole(
     assert sorted(p.name for p in tmp_path.iterdir()) == [out.name, "wd"]
 
 
+@pytest.mark.parametrize(
+    "name",
+    # 255 bytes each; one of the two of two-byte characters is cut inside a character
+    # whatever the length of the process id in the staging name's tail
+    ["x" * 255, "é" * 127 + "x", "x" + "é" * 127],
+    ids=["ascii", "two-byte-first", "one-byte-first"],
+)
+def test_an_export_into_a_directory_of_the_longest_name_is_staged_beside_it(
+    tmp_path: Path, workdir: Path, name: str
+) -> None:
+    """The staging directory beside the export is named after it, cut so that its name
+    with its tail fits the 255 bytes a name may have, and cut between characters: a name
+    cut inside a two-byte character was no UTF-8 text, and pyarrow failed on it (a
+    traceback). What a killed export left there under the cut name is removed first."""
+    assert len(name.encode()) == 255
+    target = tmp_path / name
+    ended = subprocess.Popen([sys.executable, "-c", "pass"])
+    ended.wait()
+    tail = f".{ended.pid}-{writes._HOST}."
+    start = name  # the longest start of the name, in whole characters, that fits
+    while len(f".{start}{tail}k1ll_3d0".encode()) > 255:
+        start = start[:-1]
+    stale = tmp_path / f".{start}{tail}k1ll_3d0"
+    (stale / "events").mkdir(parents=True)
+    (stale / "events" / "part-0.parquet").write_bytes(b"PAR1")
+    export = ["export", "--parquet", str(target), "--workdir", str(workdir)]
+    for _ in range(2):  # into a new directory, then over its own tables
+        result = runner.invoke(app, export)
+        assert result.exit_code == 0, result.output
+    assert sorted(e.name for e in target.iterdir()) == [".mur-trace-export", "events", "findings"]
+    events = duckdb.sql(f"SELECT count(*) FROM '{target}/events/*.parquet'").fetchall()
+    assert events == [(134,)]
+    assert sorted(e.name for e in tmp_path.iterdir()) == sorted([name, "wd"])
+
+
 def test_an_output_whose_directory_takes_no_new_file_is_copied_over_when_finished(
     tmp_path: Path, workdir: Path, monkeypatch
 ) -> None:
