@@ -108,6 +108,27 @@ def test_export_again_replaces_its_own_tables_and_nothing_else(
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".out.")]
 
 
+@pytest.mark.parametrize("link", ["events/gone.parquet", "findings/capsule=mine/gone"])
+def test_a_dangling_link_inside_a_part_of_an_export_makes_it_not_ours(
+    tmp_path: Path, workdir: Path, link: str
+) -> None:
+    """A symbolic link to nothing, in a table of an earlier export or deeper in it, is a
+    file the export did not write, as any other: the export again is refused, before
+    anything is written, and the link stays (moved aside with the old table, it was
+    deleted with it)."""
+    out = tmp_path / "out"
+    export = ["export", "--parquet", str(out), "--workdir", str(workdir)]
+    assert runner.invoke(app, export).exit_code == 0
+    dangling = out / link
+    dangling.parent.mkdir(exist_ok=True)
+    dangling.symlink_to(tmp_path / "nowhere")
+    before = checksums(out)
+    refused(runner.invoke(app, export), f"refusing to write into {out}: it holds files")
+    assert checksums(out) == before
+    assert os.readlink(dangling) == str(tmp_path / "nowhere")
+    assert sorted(e.name for e in tmp_path.iterdir()) == ["out", "wd"]
+
+
 # ── -o / --output ─────────────────────────────────────────────────────────────
 
 
