@@ -299,6 +299,24 @@ def test_an_export_missing_a_file_it_wrote_is_said_before_spark_starts(tmp_path:
     assert not out.exists()
 
 
+def test_an_export_missing_a_partition_of_its_findings_is_read_whole(
+    session, tmp_path: Path
+) -> None:
+    """Spark reads the export's events only, and finds the findings again from them: a
+    lost partition of the export's own findings leaves out no session, and is no error
+    (only the files of `events` the export's mark lists are looked for)."""
+    export = _export(SAMPLE_WORKDIR, tmp_path / "export", "--partition-by", "capsule")
+    held = ds.dataset(export / "findings").count_rows()
+    lost = max((export / "findings").iterdir(), key=lambda p: ds.dataset(p).count_rows())
+    assert ds.dataset(lost).count_rows() > 0
+    shutil.rmtree(lost)
+    out = tmp_path / "out"
+    result = runner.invoke(app, ["spark", "redundant", str(export), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    assert result.stdout == f"{out}: {held:,} findings\n"
+    assert ds.dataset(out).count_rows() == held
+
+
 BARE_PYTHON = "/usr/bin/python3"  # the system's, without mur-trace
 
 
