@@ -469,6 +469,52 @@ def test_diff_json_markers(workdir: Path) -> None:
     assert by_metric["redundant_calls"]["delta"] == 1
 
 
+def ended(session: str, *calls: dict, **totals) -> list[dict]:
+    """A session_start, `calls`, and a session_end of `totals` (0 and `ok` where not given)."""
+    end = {"event_type": "session_end", "total_turns": 0, "total_input_tokens": 0,
+           "total_output_tokens": 0, "total_tool_calls": 0, "total_shell_calls": 0,
+           "duration_ms": 0, "exit_status": "ok"}  # fmt: skip
+    return [{"event_type": "session_start", "session_id": session}, *calls, {**end, **totals}]
+
+
+def diff_rows(stdout: str) -> dict[str, str]:
+    """`diff`'s table lines by their label."""
+    return {line[:22].strip(): line for line in stdout.splitlines()[2:]}
+
+
+def test_diff_cuts_latencies_to_whole_milliseconds(tmp_path: Path) -> None:
+    # Latencies are compared in whole milliseconds, cut and not rounded: tool calls of
+    # 100.75ms on average against 100ms are equal (100 against 100; rounded, 101 against
+    # 100), shell commands of 10.75ms against 11ms are 1ms apart (10 against 11; rounded,
+    # equal; not cut, 0.25ms apart, shown `+0ms`)
+    def tool(ms: int) -> dict:
+        return {"event_type": "tool_call", "turn": 1, "tool_name": "bash",
+                "input": {"command": "true"}, "duration_ms": ms, "status": "ok"}  # fmt: skip
+
+    def shell(ms: int) -> dict:
+        return {"event_type": "shell", "turn": 1, "command": "true", "exit_code": 0,
+                "duration_ms": ms}  # fmt: skip
+
+    a = write(tmp_path, ALPHA, ended(
+        ALPHA, *map(tool, (100, 101, 101, 101)), *map(shell, (10, 11, 11, 11)),
+        total_turns=1, total_tool_calls=4, total_shell_calls=4,
+    ))  # fmt: skip
+    b = write(tmp_path, BETA, ended(
+        BETA, tool(100), shell(11), total_turns=1, total_tool_calls=1, total_shell_calls=1
+    ))  # fmt: skip
+    result = run("diff", str(a), str(b))
+    assert result.exit_code == 0, result.output
+    rows = diff_rows(result.stdout)
+    assert rows["avg tool latency"] == "avg tool latency       100ms            100ms            ="
+    assert rows["avg shell latency"] == (
+        "avg shell latency      10ms             11ms             +1ms (A better)"
+    )
+    rows = json.loads(run("diff", str(a), str(b), "-f", "json").stdout)
+    compared = {r["metric"]: [r["a"], r["b"], r["delta"], r["better"]] for r in rows}
+    assert compared["avg_tool_ms"] == [100, 100, 0, "="]
+    assert compared["avg_shell_ms"] == [10, 11, 1, "A"]
+
+
 # ── report ─────────────────────────────────────────────────────────────────────
 
 
