@@ -515,6 +515,37 @@ def test_diff_cuts_latencies_to_whole_milliseconds(tmp_path: Path) -> None:
     assert compared["avg_shell_ms"] == [10, 11, 1, "A"]
 
 
+@pytest.mark.parametrize(
+    ("input_b", "calls_b", "per_turn", "success_b", "success"),
+    [
+        # 0.049 apart, both an average per turn (100.049 against 100) and a success rate
+        # (1 ok call of 2,041: 0.049%, against 0%): equal
+        (100_049, 2041, "=", "0.0%", "="),
+        # 0.051 apart (100.051; 1 of 1,961: 0.051%): changed (the averages shown alike)
+        (100_051, 1961, "+0.1 (A better)", "0.1%", "+0.1 (B better)"),
+    ],
+)
+def test_diff_counts_averages_and_rates_within_0_05_as_equal(
+    tmp_path: Path, input_b: int, calls_b: int, per_turn: str, success_b: str, success: str
+) -> None:
+    call = {"event_type": "tool_call", "turn": 1, "tool_name": "bash",
+            "input": {"command": "true"}, "duration_ms": 100}  # fmt: skip
+    a = write(tmp_path, ALPHA, ended(
+        ALPHA, {**call, "status": "error"}, total_turns=1000, total_input_tokens=100_000,
+        total_tool_calls=1,
+    ))  # fmt: skip
+    b = write(tmp_path, BETA, ended(
+        BETA, {**call, "status": "ok"}, total_turns=1000, total_input_tokens=input_b,
+        total_tool_calls=calls_b,
+    ))  # fmt: skip
+    result = run("diff", str(a), str(b))
+    assert result.exit_code == 0, result.output
+    rows = diff_rows(result.stdout)
+    # Run A, Run B, Delta
+    assert rows["input/turn (avg)"][23:] == f"{'100':<16} {'100':<16} {per_turn}"
+    assert rows["tool success rate"][23:] == f"{'0.0%':<16} {success_b:<16} {success}"
+
+
 # ── report ─────────────────────────────────────────────────────────────────────
 
 
