@@ -546,6 +546,44 @@ def test_diff_counts_averages_and_rates_within_0_05_as_equal(
     assert rows["tool success rate"][23:] == f"{'0.0%':<16} {success_b:<16} {success}"
 
 
+def test_diff_of_a_session_of_no_turn(tmp_path: Path) -> None:
+    # its token averages are 0, as `mur trace` prints them (not unknown); with no call, its
+    # success rate and latencies are unknown, and compared with nothing
+    none = "ses_dddddddddddd7ddd8ddd000000000004"
+    a = write(tmp_path, none, ended(none, duration_ms=120, exit_status="error"))
+    b = write(tmp_path, ALPHA, alpha())
+    result = run("diff", str(a), str(b))
+    assert result.exit_code == 0, result.output
+    assert (
+        result.stdout
+        == """\
+Metric                 Run A            Run B            Delta
+────────────────────── ──────────────── ──────────────── ──────────────────────────
+turns                  0                2                +2 (A better)
+duration               120ms            500ms            +380ms (A better)
+input tokens           0                2,200            +2200 (A better)
+output tokens          0                350              +350 (A better)
+input/turn (avg)       0                1100             +1100.0 (A better)
+output/turn (avg)      0                175              +175.0 (A better)
+tool calls             0                1                +1 (A better)
+tool success rate      —                100.0%           —
+avg tool latency       —                100ms            —
+redundant calls        0                0                =
+skill calls            0                0                =
+shell calls            0                1                +1 (A better)
+avg shell latency      —                50ms             —
+compaction             none             none             —
+exit status            error            ok               —
+"""
+    )
+    # the same as run B
+    rows = diff_rows(run("diff", str(b), str(a)).stdout)
+    assert [rows["input/turn (avg)"], rows["output/turn (avg)"]] == [
+        "input/turn (avg)       1100             0                -1100.0 (B better)",
+        "output/turn (avg)      175              0                -175.0 (B better)",
+    ]
+
+
 # ── report ─────────────────────────────────────────────────────────────────────
 
 
