@@ -632,6 +632,24 @@ Exit status:
     )
 
 
+@pytest.mark.parametrize(
+    ("session", "header"),
+    [
+        ("ses_1234567", "ses_1234567"),  # 11 characters: whole
+        ("ses_12345678", "ses_12345678"),  # 12: whole
+        ("ses_123456789", "ses_12345678..."),  # 13: its first 12, then `...`
+    ],
+)
+def test_report_cuts_a_session_id_longer_than_12_characters(
+    tmp_path: Path, session: str, header: str
+) -> None:
+    events = alpha()
+    events[0]["session_id"] = session
+    result = run("report", str(write(tmp_path, session, events)))
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith(f"Session {header}  500ms  2 turns\n\n")
+
+
 def test_report_last_picks_the_newest(workdir: Path) -> None:
     result = report_of(workdir, "--last", "1")
     assert "Sessions: 1" in result.stdout
