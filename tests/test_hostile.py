@@ -737,6 +737,28 @@ def test_good_sessions_get_their_own_answer_and_bad_ones_are_named(tmp_path: Pat
         assert strict.stderr == f"{named[0].replace('warning', 'error', 1)[:-9]}(--strict)\n"
 
 
+@pytest.mark.parametrize("first", ["broken", "missing"])
+def test_strict_names_the_first_trace_skipped_in_the_order_given(
+    tmp_path: Path, first: str
+) -> None:
+    # two traces skipped for different reasons, named in either order after a good one:
+    # `--strict` fails with the error of the first skipped as they were given (not the
+    # last, not the first by path: ses_b's sorts after ses_a's)
+    head, rest = GOOD.split(b"\n", 1)
+    good = session(tmp_path, GOOD, "ses_c")
+    broken = session(tmp_path, head + b"\n{not json\n" + rest, "ses_b")
+    missing = session(tmp_path, None, "ses_a")
+    errors = {
+        "broken": f"error[E-TRC-001]: {broken}:2: not valid JSON (--strict)\n",
+        "missing": f"error[E-IO-001]: trace file not found: {missing} (--strict)\n",
+    }
+    given = [broken, missing] if first == "broken" else [missing, broken]
+    for command in (["redundant"], ["loops"], ["check", "--max-redundant", "99"], ["report"]):
+        result = runner.invoke(app, [*command, str(good), *map(str, given), "--strict"])
+        assert (result.exit_code, result.stdout) == (2, ""), command
+        assert result.stderr == errors[first], command
+
+
 def test_duckdb_progress_bar_never_reaches_the_output(sample_workdir: Path, tmp_path: Path) -> None:
     """DuckDB prints a progress bar on stdout, even into a pipe, for a query past 2 s: it
     would land in the middle of CSV rows. Every connection mur-trace opens turns it off."""
