@@ -523,6 +523,10 @@ def test_diff_cuts_latencies_to_whole_milliseconds(tmp_path: Path) -> None:
         (100_049, 2041, "=", "0.0%", "="),
         # 0.051 apart (100.051; 1 of 1,961: 0.051%): changed (the averages shown alike)
         (100_051, 1961, "+0.1 (A better)", "0.1%", "+0.1 (B better)"),
+        # the boundary, as mur trace's `diff.abs() < 0.05` in doubles: 1 ok call of 2,000
+        # is 0.05% (the double nearest 0.05, as the literal): not within, changed; 100.05
+        # against 100 is 0.04999... apart in doubles: within, equal
+        (100_050, 2000, "=", "0.1%", "+0.1 (B better)"),
     ],
 )
 def test_diff_counts_averages_and_rates_within_0_05_as_equal(
