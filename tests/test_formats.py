@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 
 import mur_trace
 from mur_trace import formats, queries
-from mur_trace.catalog import ingest
+from mur_trace.catalog import catalog_sessions, ingest
 from mur_trace.cli import app
 from mur_trace.errors import MurTraceError
 from mur_trace.load import connect, load_events
@@ -1290,6 +1290,36 @@ def test_every_session_of_a_file_of_several_names_it_in_a_catalog(tmp_path: Path
     assert runner.invoke(app, ["diff", "--db", str(db), "b-2", "b-2~2"]).exit_code == 0
     beyond = runner.invoke(app, ["show", "--db", str(db), "@3"])
     assert beyond.output == f"error[E-TRC-002]: @3 is out of range — catalog {db} has 2 sessions\n"
+
+
+def test_the_two_sessions_of_a_file_are_named_in_a_catalog_as_their_ids_say(
+    tmp_path: Path, monkeypatch
+) -> None:
+    """An OpenHands output of two instances, `org/app-1099` then `org/lib-2099` (ids with a
+    `/`, as a repository's name gives them). A catalog names the file by its first
+    instance, and the second names it too, each with its `/` written `:` as every catalog
+    name is (`org:lib-2099`); the id as `report` prints it (`org/lib-2099`) names it as
+    well, as no path of that name is there. The suffix `099`, which both names end with,
+    names the one file, no ambiguity; `@N` counts the file once."""
+    monkeypatch.chdir(tmp_path)
+    out = write(tmp_path / "o" / "output.jsonl", [
+        {"instance_id": "org/app-1099", "history": read_twice("/w/a.py")},
+        {"instance_id": "org/lib-2099", "history": read_twice("/w/b.py")},
+    ])  # fmt: skip
+    db = tmp_path / "c.duckdb"
+    ingest(db, [out])
+    names = catalog_sessions(db)
+    assert names.paths == {"org:app-1099": str(out)}
+    assert names.also == {"org:lib-2099": str(out)}
+    for name in ("org/app-1099", "org:app-1099", "org/lib-2099", "org:lib-2099", "099"):
+        shown = runner.invoke(app, ["show", "--db", str(db), name, "-f", "json"])
+        assert shown.exit_code == 0, (name, shown.output)
+        assert json.loads(shown.stdout)["metrics"]["trace_path"] == str(out), name
+    report = runner.invoke(app, ["report", "--db", str(db), "org/lib-2099"])
+    assert report.exit_code == 0, report.output
+    assert "\nSessions: 2  (" in report.stdout
+    beyond = runner.invoke(app, ["show", "--db", str(db), "@2"])
+    assert beyond.output == f"error[E-TRC-002]: @2 is out of range — catalog {db} has 1 session\n"
 
 
 def test_a_murmur_trace_is_one_session_whatever_ids_its_lines_name(tmp_path: Path) -> None:
