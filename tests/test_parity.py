@@ -13,6 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from mur_trace.cli import app
+from mur_trace.sessions import select_sessions
 
 runner = CliRunner()
 
@@ -683,6 +684,23 @@ def test_report_since_reads_the_creation_time_from_the_id(tmp_path: Path) -> Non
         none.stderr
         == f"error[E-TRC-002]: no sessions matched --since 1m in workdir at {tmp_path}\n"
     )
+
+
+def test_since_takes_a_session_created_where_its_window_starts(tmp_path: Path) -> None:
+    """`--since 1h` takes the sessions created within the hour before now, its first
+    millisecond included, as `mur trace` compares (`ts >= cutoff_ms`): a session created
+    3,600,000 ms before now is in, one created a millisecond earlier is out. Over a
+    workdir, whose ids say when; over a catalog, whose names come with when (`created`)."""
+    now = 0x01A217154680 + 3_600_000
+    times = {"early": now - 3_600_001, "edge": now - 3_600_000, "late": now - 3_599_999}
+    ids = {key: f"ses_{ms:012x}7000800000000000000a" for key, ms in times.items()}
+    for name in ids.values():
+        (tmp_path / name).mkdir()
+    taken = select_sessions([], tmp_path, since="1h", now_ms=now)
+    assert taken == [tmp_path / ids[key] / "trace.jsonl" for key in ("edge", "late")]
+    known = {key: f"/c/{key}.jsonl" for key in times}
+    taken = select_sessions([], tmp_path, since="60m", now_ms=now, known=known, created=times)
+    assert taken == [Path("/c/edge.jsonl"), Path("/c/late.jsonl")]
 
 
 @pytest.mark.parametrize("since", ["2x", "h", "-1h", "1.5h", "2 h"])
