@@ -583,7 +583,9 @@ def select_sessions(
         window = parse_since(since)
         cutoff = (now_ms if now_ms is not None else int(time.time() * 1000)) - window
         when = created.get if created is not None else created_ms
-        names = [n for n in names if (when(n) or -1) >= cutoff]
+        # a session of unknown time is never within the window, as in `mur trace` (as -1,
+        # one reaching back before 1970 took it)
+        names = [n for n in names if (at := when(n)) is not None and at >= cutoff]
         if not names:
             raise MurTraceError(
                 E_TRC_002, f"no sessions matched --since {since} in {_where(workdir, where)}"

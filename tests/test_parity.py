@@ -13,7 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from mur_trace.cli import app
-from mur_trace.sessions import select_sessions
+from mur_trace.sessions import created_ms, select_sessions
 
 runner = CliRunner()
 
@@ -701,6 +701,38 @@ def test_since_takes_a_session_created_where_its_window_starts(tmp_path: Path) -
     known = {key: f"/c/{key}.jsonl" for key in times}
     taken = select_sessions([], tmp_path, since="60m", now_ms=now, known=known, created=times)
     assert taken == [Path("/c/edge.jsonl"), Path("/c/late.jsonl")]
+
+
+def test_a_short_ses_name_is_dated_only_by_twelve_hex_digits(tmp_path: Path) -> None:
+    """Sessions named shorter than `ses_` + 32 hex: `ses_` and `ses_1` (made by hand),
+    `ses_01a217154680` (the 12 hex digits of a time and no more). As `mur trace` reads
+    it, a name is dated by the 12 hex digits after `ses_`, so the first two say no time,
+    and `--since` leaves them out however long its window: one reaching back before 1970
+    too (it took them, a time unknown counting as -1), as `mur trace` never keeps a session
+    of unknown time. A full id that lost its last digit is no full id: a suffix, said so."""
+    full = "ses_01a21715468070018000000000001eef"
+    short = ["ses_", "ses_1", "ses_01a217154680"]
+    for name in (*short, full):
+        (tmp_path / name).mkdir()
+    dated = [None, None, 0x01A217154680, 0x01A217154680]
+    assert [created_ms(name) for name in (*short, full)] == dated
+    now = 0x01A217154680 + 60_000
+    taken = select_sessions([], tmp_path, since="99999999m", now_ms=now)
+    assert taken == [tmp_path / name / "trace.jsonl" for name in (short[2], full)]
+    alone = tmp_path / "alone"
+    events = alpha()
+    events[0]["session_id"] = "ses_1"
+    write(alone, "ses_1", events)
+    result = report_of(alone, "--since", "99999999m")
+    assert result.exit_code == 2
+    assert result.stderr == (
+        f"error[E-TRC-002]: no sessions matched --since 99999999m in workdir at {alone}\n"
+    )
+    cut = full[:-1]
+    result = run("show", cut, "--workdir", str(tmp_path))
+    assert result.stderr == (
+        f"error[E-TRC-002]: no session found matching suffix '{cut}' in {tmp_path}\n"
+    )
 
 
 @pytest.mark.parametrize("since", ["2x", "h", "-1h", "1.5h", "2 h"])
