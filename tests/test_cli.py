@@ -199,6 +199,30 @@ def test_missing_workdir_is_e_io_001(tmp_path: Path) -> None:
     assert_one_line_error(run("redundant", "--workdir", str(tmp_path / "none")), "E-IO-001")
 
 
+def test_a_workdir_that_is_a_file_is_e_io_003_and_says_so(tmp_path: Path) -> None:
+    # `--workdir` given a trace file where its directory was meant
+    trace = tmp_path / "trace.jsonl"
+    trace.write_text("")
+    line = assert_one_line_error(run("redundant", "--workdir", str(trace)), "E-IO-003")
+    assert line == f"error[E-IO-003]: failed to read {trace}: not a directory (a workdir)"
+
+
+def test_a_workdir_with_a_catalog_is_a_usage_error_that_says_what_to_give(
+    sample_workdir: Path, tmp_path: Path
+) -> None:
+    # a catalog's sessions are not read from a workdir: the directory, given after the
+    # command, narrows the catalog instead
+    db = tmp_path / "c.duckdb"
+    assert run("ingest", "--db", str(db), "--workdir", str(sample_workdir)).exit_code == 0
+    for command in ("redundant", "report"):
+        result = run(command, "--db", str(db), "--workdir", str(sample_workdir))
+        line = assert_one_line_error(result, "E-CLI-001")
+        assert line == (
+            "error[E-CLI-001]: --workdir names trace files, not a catalog's: with --db, name "
+            "the directory after the command to narrow the catalog to the traces beneath it"
+        ), command
+
+
 def test_a_session_argument_that_is_a_path_here_says_how_to_give_it(
     tmp_path: Path, monkeypatch
 ) -> None:
