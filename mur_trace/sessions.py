@@ -510,12 +510,15 @@ def parse_since(value: str) -> int:
 
 
 def created_ms(session_name: str) -> int | None:
-    """Creation time of a UUID v7 session id, in Unix ms (its first 12 hex digits)."""
-    digits = session_name[4:16] if session_name.startswith("ses_") else ""
-    try:
-        return int(digits, 16) if len(digits) == 12 else None
-    except ValueError:
+    """Creation time of a UUID v7 session id, in Unix ms: the 12 bytes after `ses_` read
+    as `mur trace` reads them (Rust's `u64::from_str_radix(.., 16)`: hexadecimal digits, a
+    `+` before them at most). Python's int() also took `0x`, `_`, white space and a `-`."""
+    if not session_name.startswith("ses_"):
         return None
+    digits = os.fsencode(session_name)[4:16]
+    if len(digits) < 12 or not re.fullmatch(rb"\+?[0-9a-fA-F]+", digits):
+        return None
+    return int(digits, 16)
 
 
 def select_sessions(

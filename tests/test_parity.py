@@ -703,6 +703,25 @@ def test_since_takes_a_session_created_where_its_window_starts(tmp_path: Path) -
     assert taken == [Path("/c/edge.jsonl"), Path("/c/late.jsonl")]
 
 
+@pytest.mark.parametrize(
+    ("name", "created"),
+    [
+        ("ses_01a217154680ffff", 0x01A217154680),
+        ("ses_01A217154680", 0x01A217154680),  # upper case: hexadecimal all the same
+        ("ses_+1a217154680", 0x1A217154680),  # Rust's from_str_radix takes a `+`
+        ("ses_0x1a21715468", None),  # what Python's int(.., 16) took besides
+        ("ses_01a2_7154680", None),
+        ("ses_ 1a217154680", None),
+        ("ses_-1a217154680", None),
+        ("ses_01a21715468\u00e9", None),  # 12 bytes end inside a character
+    ],
+)
+def test_a_session_is_dated_by_its_twelve_bytes_after_ses_as_mur_trace_reads_them(
+    name: str, created: int | None
+) -> None:
+    assert created_ms(name) == created
+
+
 def test_a_short_ses_name_is_dated_only_by_twelve_hex_digits(tmp_path: Path) -> None:
     """Sessions named shorter than `ses_` + 32 hex: `ses_` and `ses_1` (made by hand),
     `ses_01a217154680` (the 12 hex digits of a time and no more). As `mur trace` reads
