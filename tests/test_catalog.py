@@ -895,6 +895,85 @@ def test_export_round_trip(workdir: Path, tmp_path: Path) -> None:
     assert sorted(stored) == again
 
 
+def test_an_export_dates_a_session_by_its_id_and_writes_its_capsule(tmp_path: Path) -> None:
+    """Each row of both tables carries its session's partition columns: `date`, the UTC day
+    of the session's Murmur (UUID v7) id, which outranks its first timestamp; `capsule`,
+    its capsule name, NULL when the name is empty. The session `late` was created at
+    2026-11-26 23:59:59 UTC (its id) and logs its events from 00:00:01 the next day;
+    `blank` was created at 2026-11-27 00:00:01 with an empty capsule name. Each reads
+    a.txt twice: one finding each."""
+    created = {"late": 1795737599000, "blank": 1795737601000}  # 23:59:59 and 00:00:01 UTC
+    capsule = {"late": "alpha", "blank": ""}
+    for name, ms in created.items():
+        session = f"ses_{ms:012x}70008000000000000001"
+        common = {"session_id": session, "timestamp": 1795737601000}  # 00:00:01 UTC
+        lines = [{"event_type": "session_start", **common, "capsule_name": capsule[name]}]
+        read = {"event_type": "tool_call", "tool_name": "editor", "input": {"path": "a.txt"}}
+        for turn in (0, 1):
+            lines.append({**read, **common, "turn": turn, "status": "ok", "state_effect": "read"})
+        (tmp_path / "w" / session).mkdir(parents=True)
+        (tmp_path / "w" / session / "trace.jsonl").write_text(
+            "".join(json.dumps(line) + "\n" for line in lines)
+        )
+    expected = [
+        (f"ses_{created['late']:012x}70008000000000000001", "2026-11-26", "alpha"),
+        (f"ses_{created['blank']:012x}70008000000000000001", "2026-11-27", None),
+    ]
+    out = tmp_path / "plain"
+    result = runner.invoke(app, ["export", "--parquet", str(out), "--workdir", str(tmp_path / "w")])
+    assert result.exit_code == 0, result.output
+    for table in EXPORT_TABLES:
+        rows = duckdb.sql(
+            "SELECT DISTINCT session_id, date::VARCHAR, capsule "
+            f"FROM read_parquet('{out}/{table}/**/*.parquet') ORDER BY ALL"
+        ).fetchall()
+        assert rows == expected, table
+    # partitioned: the same values name the directories (an empty name is no `capsule=`)
+    for column, directories in (
+        ("date", ["date=2026-11-26", "date=2026-11-27"]),
+        ("capsule", ["capsule=__HIVE_DEFAULT_PARTITION__", "capsule=alpha"]),
+    ):
+        out = tmp_path / column
+        result = runner.invoke(app, ["export", "--parquet", str(out), "--workdir",
+                                     str(tmp_path / "w"), "--partition-by", column])  # fmt: skip
+        assert result.exit_code == 0, result.output
+        for table in EXPORT_TABLES:
+            assert sorted(p.name for p in (out / table).iterdir()) == directories, table
+
+
+def test_the_findings_of_an_export_say_what_each_call_cost(workdir: Path, tmp_path: Path) -> None:
+    """`findings` holds each call's cost: `waste_tokens` and `waste_context_tokens` are the
+    context policy's `est_tokens` and `context_tokens` (the sample sessions': 8,980 tokens
+    re-read, 27,105 re-sent), and a call costs the same whatever policy flags it."""
+    read = "SELECT * FROM read_parquet('{}/findings/**/*.parquet')"
+    cost = {}
+    for policy in ("context", "reference"):
+        out = tmp_path / policy
+        args = ["export", "--parquet", str(out), "--workdir", str(workdir), "--policy", policy]
+        result = runner.invoke(app, args)
+        assert result.exit_code == 0, result.output
+        found = duckdb.sql(read.format(out))
+        cost[policy] = {
+            (path, line): (tokens, context)
+            for path, line, tokens, context in found.select(
+                "trace_path, line, waste_tokens, waste_context_tokens"
+            ).fetchall()
+        }
+    context = duckdb.sql(read.format(tmp_path / "context"))
+    assert (
+        context.select("est_tokens, context_tokens").fetchall()
+        == context.select("waste_tokens, waste_context_tokens").fetchall()
+    )
+    assert context.aggregate("sum(waste_tokens), sum(waste_context_tokens)").fetchall() == [
+        (8980, 27105)
+    ]
+    both = cost["context"].keys() & cost["reference"].keys()
+    assert both  # turn 2 of the first session re-reads src/widget.rs under either policy
+    assert {key: cost["reference"][key] for key in both} == {
+        key: cost["context"][key] for key in both
+    }
+
+
 def test_an_export_of_a_catalog_is_the_export_of_its_traces(
     workdir: Path, tmp_path: Path, monkeypatch
 ) -> None:
