@@ -382,6 +382,176 @@ def test_sums_of_unknown_sizes_are_unknown_not_the_largest_integer(tmp_path: Pat
     assert "Session ses_01a21715...  —  — turns\n" in report.stdout
 
 
+def _murmur(directory: Path, session: str, calls: list[dict], *, after: int = 0) -> Path:
+    """A Murmur trace at directory/session/trace.jsonl: a session_start, one tool_call a
+    line from `calls` (each `{"tool_name": ..., "input": ..., ...}`, turn by turn; one with
+    an `event_type` is that event, as it is), then `after` inferences; lines are numbered
+    from 1."""
+    import json
+
+    lines = [{"event_type": "session_start", "session_id": session, "timestamp": 1, "model": "m"}]
+    for turn, call in enumerate(calls):
+        kind = {} if "event_type" in call else {"event_type": "tool_call", "status": "ok"}
+        lines.append({**kind, "session_id": session, "timestamp": 2 + turn, "turn": turn, **call})
+    for n in range(after):
+        lines.append({"event_type": "inference", "session_id": session,
+                      "timestamp": 100 + n, "turn": len(calls) + n})  # fmt: skip
+    path = directory / session / "trace.jsonl"
+    path.parent.mkdir(parents=True)
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return path
+
+
+def _read(path: str, tool: str = "editor", **more) -> dict:
+    return {"tool_name": tool, "input": {"path": path}, "state_effect": "read", **more}
+
+
+def test_the_rate_plot_counts_every_call_and_rates_no_session_without_calls(
+    tmp_path: Path,
+) -> None:
+    """plots/rate: `tool_calls` counts the failed calls too, `rate` is redundant calls per
+    tool call (1 of 3 here: a.txt read twice, then a failed read of b.txt), and a session
+    without calls has no rate (not NaN), so the plot leaves it out. Two sessions created in
+    the same millisecond (their ids' first 12 digits) come in session id order."""
+    pytest.importorskip("matplotlib")
+    from mur_trace import plot
+
+    ms = 1795737600000  # 2026-11-27 00:00:00 UTC
+    busy, idle = (f"ses_{ms:012x}7000800000000000000{n}" for n in (1, 2))
+    calls = [_read("a.txt"), _read("a.txt"), _read("b.txt", status="error")]
+    _murmur(tmp_path, busy, calls)
+    _murmur(tmp_path, idle, [])
+    with mur_trace.load(workdir=tmp_path) as trace:
+        rows = trace.sql(queries.get("plots/rate").sql).fetchall()
+        assert [(s, str(c), n, r) for s, c, n, r, _ in rows] == [
+            (busy, "2026-11-27 00:00:00", 3, 1),
+            (idle, "2026-11-27 00:00:00", 0, 0),
+        ]
+        assert rows[0][4] == pytest.approx(1 / 3)
+        assert rows[1][4] is None
+        (points, *_) = plot.rate(trace).axes[0].collections
+        assert [y for _, y in points.get_offsets()] == [pytest.approx(1 / 3)]
+        assert list(points.get_sizes()) == [pytest.approx(20 + 3 * 3**0.5)]  # 3 calls
+
+
+def test_the_waste_plot_sums_each_tool_and_each_resource_apart(tmp_path: Path) -> None:
+    """plots/waste over one session (reference policy): editor reads a.txt twice (100 bytes
+    each), reads b.txt (40), viewer reads b.txt without saying its size, editor reads b.txt
+    again (40); then two inferences, which re-send every result. Three findings: line 3
+    (editor, a.txt, 100 bytes), line 5 (viewer, b.txt, unknown), line 6 (editor, b.txt,
+    40). With no token counts in the trace, a result takes 4 bytes a token (100 -> 25,
+    40 -> 10, unknown -> 0) and is re-sent at each of the two later inferences."""
+    pytest.importorskip("matplotlib")
+    from mur_trace import plot
+
+    calls = [
+        _read("a.txt", output_bytes=100),
+        _read("a.txt", output_bytes=100),
+        _read("b.txt", output_bytes=40),
+        _read("b.txt", tool="viewer"),
+        _read("b.txt", output_bytes=40),
+    ]
+    _murmur(tmp_path, "ses_01a21715468070018000000000001eef", calls, after=2)
+    with mur_trace.load(workdir=tmp_path) as trace:
+        rows = trace.sql(queries.get("plots/waste").sql + " ORDER BY ALL").fetchall()
+        # dimension, name, calls, output_bytes, tokens, context_tokens
+        assert rows == [
+            ("resource", "a.txt", 1, 100, 25, 50),
+            ("resource", "b.txt", 2, 40, 10, 20),
+            ("tool", "editor", 2, 140, 35, 70),
+            ("tool", "viewer", 1, None, 0, 0),
+        ]
+        by_tool, by_resource = plot.waste(trace, measure="context_tokens").axes
+        for axes, bars in ((by_tool, {"editor": 70, "viewer": 0}),
+                           (by_resource, {"b.txt": 20, "a.txt": 50})):  # fmt: skip
+            labels = [label.get_text() for label in axes.get_yticklabels()]
+            assert dict(zip(labels, [p.get_width() for p in axes.patches], strict=True)) == bars
+
+
+def test_the_waste_plot_caps_a_sum_past_the_largest_bigint(tmp_path: Path) -> None:
+    """1,025 repeated reads of 2^53 - 1 bytes each (the most a count may say) waste more
+    bytes than a BIGINT holds: the sums are the largest BIGINT, as the column says."""
+    most = 2**53 - 1
+    calls = [_read("a.txt", output_bytes=most) for _ in range(1026)]
+    _murmur(tmp_path, "ses_01a21715468070018000000000001eef", calls)
+    with mur_trace.load(workdir=tmp_path) as trace:
+        rows = trace.sql(queries.get("plots/waste").sql + " ORDER BY ALL").fetchall()
+        tokens = 1025 * -(-most // 4)  # 4 bytes a token, rounded up
+        assert rows == [
+            ("resource", "a.txt", 1025, 2**63 - 1, tokens, 0),
+            ("tool", "editor", 1025, 2**63 - 1, tokens, 0),
+        ]
+
+
+def test_the_timeline_plot_draws_one_trace_its_effects_and_what_each_read_repeats(
+    tmp_path: Path,
+) -> None:
+    """plots/timeline, reference policy: a read, a write, a read (needed: the write came
+    between), a read again (redundant: it repeats line 4), a call with no declared effect
+    and one with an effect of no known kind (both `unknown`), a call with no resource (not
+    drawn). Another trace, whose line 3 repeats its line 2, is not drawn, nor marks this
+    trace's line 3."""
+    pytest.importorskip("matplotlib")
+    from mur_trace import plot
+
+    calls = [
+        _read("a.txt"),
+        {"tool_name": "editor", "input": {"path": "a.txt"}, "state_effect": "mutate"},
+        _read("a.txt"),
+        _read("a.txt"),
+        {"tool_name": "notes", "input": {"path": "n.md"}},
+        {"tool_name": "notes", "input": {"path": "n.md"}, "state_effect": "observe"},
+        {"tool_name": "think", "input": {}, "state_effect": "read"},
+    ]
+    path = _murmur(tmp_path, "ses_01a21715468070018000000000001eef", calls)
+    _murmur(tmp_path, "ses_01a2173551a070028000000000003dde", [_read("x.txt"), _read("x.txt")])
+    with mur_trace.load(workdir=tmp_path) as trace:
+        rows = trace.sql(queries.get("plots/timeline").sql, trace_path=str(path)).fetchall()
+        # line, turn, tool_name, resource, effect, status, prior_line
+        assert rows == [
+            (2, 0, "editor", "a.txt", "read", "ok", None),
+            (3, 1, "editor", "a.txt", "mutate", "ok", None),
+            (4, 2, "editor", "a.txt", "read", "ok", None),
+            (5, 3, "editor", "a.txt", "read", "ok", 4),
+            (6, 4, "notes", "n.md", "unknown", "ok", None),
+            (7, 5, "notes", "n.md", "unknown", "ok", None),
+        ]
+        (axes,) = plot.timeline(trace, path).axes
+        assert [label.get_text() for label in axes.get_yticklabels()] == ["a.txt", "n.md"]
+
+
+def test_the_timeline_plot_draws_a_context_finding_on_the_resource_it_reads(
+    tmp_path: Path,
+) -> None:
+    """With the context policy, `./src/a.rs` after `src/a.rs` and `cat src/a.rs` after it
+    re-read src/a.rs: the timeline draws both on the row of that resource (the identity
+    the finding names), the shell call too although its call names no resource (its shell
+    event, line 5, is no call), each linked to the latest read before it."""
+    whole = {"tool_name": "editor", "state_effect": "read"}  # reads a file whole
+    calls = [
+        {**whole, "input": {"operation": "read_file", "path": "src/a.rs"}},
+        {**whole, "input": {"operation": "read_file", "path": "./src/a.rs"}},
+        {"tool_name": "bash", "input": {"command": "cat src/a.rs"}},
+        {
+            "event_type": "shell",
+            "turn": 2,
+            "binary": "/usr/bin/bash",
+            "command": "cat src/a.rs",
+            "exit_code": 0,
+            "stdout_bytes": 10,
+            "stderr_bytes": 0,
+        },
+    ]
+    path = _murmur(tmp_path, "ses_01a21715468070018000000000001eef", calls)
+    with mur_trace.load(workdir=tmp_path, policy="context") as trace:
+        rows = trace.sql(queries.get("plots/timeline").sql, trace_path=str(path)).fetchall()
+        assert [(line, resource, prior) for line, _, _, resource, _, _, prior in rows] == [
+            (2, "src/a.rs", None),
+            (3, "src/a.rs", 2),
+            (4, "src/a.rs", 3),
+        ]
+
+
 def _refused(call, code: str = "E-CLI-001") -> str:
     """The message of the coded error `call()` raises."""
     with pytest.raises(mur_trace.MurTraceError) as caught:
