@@ -659,6 +659,37 @@ def test_the_rate_plot_places_other_agents_sessions_at_their_first_event(
     assert len(figure.axes[0].collections[0].get_offsets()) == 2  # the two sessions, drawn
 
 
+def test_the_rate_plot_rates_each_session_of_a_file_of_several(tmp_path: Path) -> None:
+    """An OpenHands output holds two sessions: a-1 (from 10:00) reads /w/a.py twice, one
+    redundant call in two; b-2 (from 09:00) reads it once, its own first read. `plot rate`
+    places and rates each session apart, as `report` counts them, not the file as one."""
+    pytest.importorskip("matplotlib")
+    from mur_trace import plot
+
+    def instance(name: str, hour: int, reads: int) -> dict:
+        history = []
+        for n in range(reads):
+            at = f"2025-04-30T{hour:02d}:00:{n:02d}"
+            history += [
+                {"id": 2 * n + 1, "timestamp": at, "source": "agent", "action": "read",
+                 "args": {"path": "/w/a.py"},
+                 "tool_call_metadata": {"model_response": {"id": f"r{n}"}}},
+                {"id": 2 * n + 2, "timestamp": at, "source": "environment",
+                 "observation": "read", "cause": 2 * n + 1, "content": "x"},
+            ]  # fmt: skip
+        return {"instance_id": name, "history": history}
+
+    output = write(tmp_path / "output.jsonl", [instance("a-1", 10, 2), instance("b-2", 9, 1)])
+    trace = mur_trace.load([output])
+    rows = trace.sql(queries.get("plots/rate").sql).fetchall()
+    assert [(s, str(c), n, r, rate) for s, c, n, r, rate in rows] == [
+        ("b-2", "2025-04-30 09:00:00", 1, 0, 0.0),
+        ("a-1", "2025-04-30 10:00:00", 2, 1, 0.5),
+    ]
+    (points, *_) = plot.rate(trace).axes[0].collections
+    assert [y for _, y in points.get_offsets()] == [0.0, 0.5]
+
+
 def test_ingest_reads_a_grown_log_again_whole(tmp_path: Path) -> None:
     project = tmp_path / "p"
     lines = cc_session()
