@@ -12,7 +12,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+import mur_trace
 from mur_trace.cli import app
+from mur_trace.load import create_macros
 from mur_trace.sessions import created_ms, select_sessions
 
 runner = CliRunner()
@@ -720,6 +722,11 @@ def test_a_session_is_dated_by_its_twelve_bytes_after_ses_as_mur_trace_reads_the
     name: str, created: int | None
 ) -> None:
     assert created_ms(name) == created
+    # the SQL function the metrics use (`show -f json`'s created_ms, a session's start)
+    # dates it alike (it dated only a whole `ses_` + 32 lower-case hexadecimal digits)
+    con = mur_trace.connect()
+    create_macros(con)
+    assert con.execute("SELECT created_ms($n)", {"n": name}).fetchone()[0] == created
 
 
 def test_a_short_ses_name_is_dated_only_by_twelve_hex_digits(tmp_path: Path) -> None:
