@@ -275,9 +275,10 @@ def _collected_tables(
             raise UsageError(f"collect's table names are SQL identifiers, not {name!r}")
         if name in made:  # made by an earlier batch: checked then
             continue
+        # as SQL reads a name, whatever its case (`Events` is `events`)
         taken = con.execute(
-            "SELECT 1 FROM duckdb_tables() WHERE table_name = $n "
-            "UNION ALL SELECT 1 FROM duckdb_views() WHERE view_name = $n",
+            "SELECT 1 FROM duckdb_tables() WHERE lower(table_name) = lower($n) "
+            "UNION ALL SELECT 1 FROM duckdb_views() WHERE lower(view_name) = lower($n)",
             {"n": name},
         ).fetchall()
         if taken:

@@ -624,8 +624,9 @@ def _host() -> str:
 
 _HOST = _host()
 #: How such a name ends: `.<process id>-<host>.` and eight random characters (a file's
-#: `token_hex(4)`, a directory's from `mkdtemp`).
-_WORKING_TAIL = re.compile(r"\.(\d+)-([0-9a-f]{8})\.[0-9a-z_]{8}$")
+#: `token_hex(4)`, a directory's from `mkdtemp`), at the very end, in ASCII digits (`$` also
+#: matched before a final line break, `\d` an Arabic-Indic digit: what matched is deleted).
+_WORKING_TAIL = re.compile(r"\.([0-9]+)-([0-9a-f]{8})\.[0-9a-z_]{8}\Z")
 
 
 def _working_name(real: Path) -> str:

@@ -691,6 +691,8 @@ def test_what_a_batch_collects_and_its_size_are_checked(
         "no relation": (gives({"x": 1}), TypeError),
         "no identifier": (lambda t: {"x y": t.sql("SELECT 1")}, ValueError),
         "a table of it": (lambda t: {"events": t.sql("SELECT 1")}, ValueError),
+        # SQL's names know no case: `Events` is that table (DuckDB's catalog error before)
+        "a table of it, named otherwise": (lambda t: {"Events": t.sql("SELECT 1")}, ValueError),
     }
     db = tmp_path / "c.duckdb"
     mur_trace.catalog.ingest(db, workdir=sample_workdir)

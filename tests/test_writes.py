@@ -487,6 +487,10 @@ def test_what_killed_writes_left_beside_an_output_is_removed(tmp_path: Path, wor
         tmp_path / f".out.csv.{ended.pid}-00000000.0123abcd",  # another host
         tmp_path / f".other.csv.{ended.pid}-{host}.0123abcd",  # another target
         tmp_path / f".out.csv.{'9' * 20}-{host}.0123abcd",  # no such id (was a traceback)
+        # names no write makes (they were removed): a line break after the eight
+        # characters, an id in Arabic-Indic digits (read as process 30000)
+        tmp_path / f".out.csv.{ended.pid}-{host}.0123abcd\n",
+        tmp_path / f".out.csv.\u0663\u0660\u0660\u0660\u0660-{host}.0123abcd",
     ]
     for path in [stale_file, *kept]:
         path.write_text("half\n")
