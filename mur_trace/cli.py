@@ -764,7 +764,7 @@ def loops(
         typer.Option(
             parser=_whole(0, BIGINT_MAX),
             metavar="<integer>",
-            help="How many turns back an identical call still counts.",
+            help="How many turns back an identical call still counts (0 or more).",
         ),
     ] = 5,
     rule: RuleOpt = None,
@@ -804,7 +804,7 @@ def check(
         typer.Option(
             parser=_whole(0, BIGINT_MAX),
             metavar="<integer>",
-            help="Most redundant calls a session may make.",
+            help="Most redundant calls a session may make (0 or more).",
         ),
     ] = None,
     max_rate: Annotated[
@@ -820,7 +820,7 @@ def check(
         typer.Option(
             parser=_whole(0, BIGINT_MAX),
             metavar="<integer>",
-            help="Most tokens a session may re-send because of them.",
+            help="Most tokens a session may re-send because of them (0 or more).",
         ),
     ] = None,
     db: DbOpt = None,
@@ -1285,7 +1285,7 @@ def spark_loops(
         typer.Option(
             parser=_whole(0, BIGINT_MAX),
             metavar="<integer>",
-            help="How many turns back an identical call still counts.",
+            help="How many turns back an identical call still counts (0 or more).",
         ),
     ] = 5,
     rule: RuleOpt = None,
@@ -1400,7 +1400,7 @@ def synth(
         typer.Option(
             parser=_whole(1, 1_000_000),
             metavar="<integer>",
-            help="How many sessions to simulate.",
+            help="How many sessions to simulate (1 to 1,000,000).",
         ),
     ] = 100,
     seed: Annotated[int, typer.Option(help="Seed; the same seed writes the same files.")] = 0,
