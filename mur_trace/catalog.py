@@ -539,6 +539,28 @@ def _moved(
     )
 
 
+def _one_name_each(files: list[str], held: set[str], unreadable: set[str]) -> list[str]:
+    """`files` (trace keys, `sessions.trace_keys`) with each file under one name, as
+    `sessions.discover` reads a file named twice once. A file new to the catalog that
+    leads where a `held` trace leads (a link to it, or the file a held link leads to) is
+    that trace, under the name the catalog holds it by; of two new names of one file, the
+    first. Held traces keep their names (a rebuild reads each as it held it), and so does
+    a file that cannot be read (`unreadable`), under which it is reported."""
+    # a key's directories are resolved: only its last component may lead elsewhere
+    links = {path for path in (*held, *files) if os.path.islink(path)}
+    if not links:
+        return files
+    names: dict[str, str] = {}  # resolved path -> the name it is held by
+    for key in sorted(held, key=lambda key: (key in links, key)):  # a file before a link
+        names.setdefault(os.path.realpath(key) if key in links else key, key)
+    one: dict[str, None] = {}
+    for path in files:
+        if path not in held and path not in unreadable:
+            path = names.setdefault(os.path.realpath(path) if path in links else path, path)
+        one.setdefault(path)
+    return list(one)
+
+
 def _under(path: str, scopes: list[str]) -> bool:
     """Whether the trace `path` is one of `scopes` (resolved roots) or lies below one."""
     return any(path == scope or path.startswith(scope + os.sep) for scope in scopes)
@@ -643,7 +665,8 @@ def _ingest(
     roots = ([Path(p) for p in paths] or [Path(workdir or "workdir")]) if named else []
     scopes = [os.path.realpath(r) for r in roots]  # Path.resolve raises on a link loop
     # a trace is stored by its key: a file named twice, once relative and once absolute, or
-    # through a link to its workdir, is one trace
+    # through a link to its workdir, is one trace (and through a link to the file, or as the
+    # file a held link leads to: `_one_name_each`)
     found = discover(paths, workdir) if named else []
     check_target(db, roots, "write the catalog", files=found)
     files = trace_keys(found)
@@ -652,6 +675,7 @@ def _ingest(
         raise MurTraceError(report.skipped[0].code, report.skipped[0].message)  # say why
     _check_ours(db, rebuild)
     with_events: set[str] = set()
+    held_names: set[str] = set()  # a rebuild's: the traces it held
     read_before: dict[str, tuple[int, bool]] = {}  # a rebuild's: what it held, read how
     read_as: dict[str, str | None] = {}
     gone_held = 0
@@ -670,6 +694,7 @@ def _ingest(
         if rebuild:
             held = _held(cat, _version(cat, db))
             with_events, read_before = held.with_events, held.read
+            held_names = set(held.formats)
             if held.merged:
                 path, now = held.merged[0]
                 more = f" and {len(held.merged) - 1} more" if len(held.merged) > 1 else ""
@@ -708,6 +733,9 @@ def _ingest(
         appended_from: dict[str, int] = {}
         states: dict[str, _FileState] = {}
         unreadable = {s.trace_path for s in report.skipped}
+        # a file named through a link to a held trace, or the file a held link leads to,
+        # is that trace (before, it was held twice, and counted twice)
+        files = _one_name_each(files, {*known, *held_names}, unreadable)
         # one that can no longer be opened (a FIFO now, unreadable) keeps what it held too
         report.kept += len(_with_events(cat, [p for p in unreadable if p in known]))
         for path in files:
@@ -1049,6 +1077,20 @@ def narrow(con: duckdb.DuckDBPyConnection, paths: list[str | os.PathLike[str]], 
         {"w": wanted},
     ).fetchall()
     chosen = dict(rows)
+    if not all(chosen.get(w["given"]) for w in wanted):
+        # a file named through a link to a held trace, or the file a held link leads to, is
+        # that trace, as ingest holds it (`_one_name_each`)
+        held = {
+            os.path.realpath(key) if os.path.islink(key) else key: key
+            for (key,) in con.execute(
+                "SELECT trace_path FROM main.traces ORDER BY ALL DESC"
+            ).fetchall()
+        }
+        for w in wanted:
+            key = w["key"]
+            found = held.get(os.path.realpath(key) if os.path.islink(key) else key)
+            if not chosen.get(w["given"]) and found is not None:
+                chosen[w["given"]] = [found]
     for given in (str(p) for p in paths):
         if not chosen.get(given):
             raise MurTraceError(E_TRC_002, f"{given}: no session of catalog {db} is there")

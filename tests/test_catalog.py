@@ -1391,6 +1391,48 @@ def test_an_older_catalogs_two_spellings_of_one_file_are_rebuilt_as_one(
     assert len(findings(mur_trace.load(db=db))) == 19
 
 
+def test_a_trace_named_through_a_link_to_its_file_is_the_trace_held(
+    workdir: Path, tmp_path: Path
+) -> None:
+    """A link to a held trace file, ingested: before, a second trace (`1 new`), its 19
+    events and 2 findings counted twice (21 findings of 8 sessions)."""
+    db = tmp_path / "catalog.duckdb"
+    ingest(db, workdir=workdir)
+    trace = sorted(workdir.glob("ses_*/trace.jsonl"))[0]
+    link = tmp_path / "latest.jsonl"
+    link.symlink_to(trace)
+    report = ingest(db, [link])
+    assert (report.new, report.unchanged, report.events) == (0, 1, 0)
+    assert str(link) not in _held(db) and str(trace) in _held(db)
+    assert len(findings(mur_trace.load(db=db))) == 19
+    # and the link names that trace to every command over the catalog
+    narrowed = runner.invoke(app, ["redundant", "--db", str(db), str(link)])
+    assert narrowed.exit_code == 0, narrowed.output
+    assert narrowed.stdout.endswith("total:      2 redundant calls in 1 of 1 session\n")
+
+
+def test_a_trace_held_through_a_link_is_the_file_it_leads_to(workdir: Path, tmp_path: Path) -> None:
+    """The other way round: the link ingested first, then the workdir holding its file,
+    which was a second trace too."""
+    db = tmp_path / "catalog.duckdb"
+    trace = sorted(workdir.glob("ses_*/trace.jsonl"))[0]
+    link = tmp_path / "latest.jsonl"
+    link.symlink_to(trace)
+    assert ingest(db, [link]).new == 1
+    report = ingest(db, workdir=workdir)
+    assert (report.new, report.unchanged) == (6, 1)
+    assert str(link) in _held(db) and str(trace) not in _held(db)
+    assert len(_held(db)) == 7
+    assert len(findings(mur_trace.load(db=db))) == 19
+    narrowed = runner.invoke(app, ["redundant", "--db", str(db), str(trace)])
+    assert narrowed.exit_code == 0, narrowed.output
+    assert narrowed.stdout.endswith("total:      2 redundant calls in 1 of 1 session\n")
+    # a rebuild naming both holds each file once, under the name it held
+    rebuilt = ingest(db, [workdir, link], rebuild=True)
+    assert (rebuilt.new, rebuilt.deleted) == (7, 0)
+    assert str(link) in _held(db) and len(_held(db)) == 7
+
+
 def test_a_rebuild_refuses_to_merge_a_trace_into_the_one_its_path_now_leads_to(
     workdir: Path, tmp_path: Path
 ) -> None:
