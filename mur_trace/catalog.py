@@ -539,24 +539,32 @@ def _moved(
     )
 
 
-def _one_name_each(files: list[str], held: set[str], unreadable: set[str]) -> list[str]:
+def _one_name_each(
+    files: list[str], held: set[str], unreadable: set[str], keep_held_links: bool
+) -> list[str]:
     """`files` (trace keys, `sessions.trace_keys`) with each file under one name, as
-    `sessions.discover` reads a file named twice once. A file new to the catalog that
-    leads where a `held` trace leads (a link to it, or the file a held link leads to) is
-    that trace, under the name the catalog holds it by; of two new names of one file, the
-    first. Held traces keep their names (a rebuild reads each as it held it), and so does
-    a file that cannot be read (`unreadable`), under which it is reported."""
+    `sessions.discover` reads a file named twice once. A link new to the catalog that
+    leads to a file the catalog holds, or to one of `files`, is that file's trace (before,
+    a second one, counted twice). A held trace whose path is now a link to such a file is
+    left as it was held (`keep_held_links`; a rebuild reads it again, or refuses to): it
+    is the catalog's only copy of what it held, which the file its link leads to does not
+    hold. A file held under its own path is never renamed to a link's name, which a link
+    re-pointed later would take elsewhere; a file that cannot be read (`unreadable`) keeps
+    its name, under which it is reported."""
     # a key's directories are resolved: only its last component may lead elsewhere
     links = {path for path in (*held, *files) if os.path.islink(path)}
     if not links:
         return files
-    names: dict[str, str] = {}  # resolved path -> the name it is held by
-    for key in sorted(held, key=lambda key: (key in links, key)):  # a file before a link
-        names.setdefault(os.path.realpath(key) if key in links else key, key)
+    plain = {path for path in (*held, *files) if path not in links and path not in unreadable}
     one: dict[str, None] = {}
     for path in files:
-        if path not in held and path not in unreadable:
-            path = names.setdefault(os.path.realpath(path) if path in links else path, path)
+        if path in links and path not in unreadable:
+            target = os.path.realpath(path)
+            if target in plain:
+                if path not in held:
+                    path = target
+                elif keep_held_links:
+                    continue
         one.setdefault(path)
     return list(one)
 
@@ -665,8 +673,8 @@ def _ingest(
     roots = ([Path(p) for p in paths] or [Path(workdir or "workdir")]) if named else []
     scopes = [os.path.realpath(r) for r in roots]  # Path.resolve raises on a link loop
     # a trace is stored by its key: a file named twice, once relative and once absolute, or
-    # through a link to its workdir, is one trace (and through a link to the file, or as the
-    # file a held link leads to: `_one_name_each`)
+    # through a link to its workdir, is one trace (and through a link to the file:
+    # `_one_name_each`)
     found = discover(paths, workdir) if named else []
     check_target(db, roots, "write the catalog", files=found)
     files = trace_keys(found)
@@ -733,9 +741,9 @@ def _ingest(
         appended_from: dict[str, int] = {}
         states: dict[str, _FileState] = {}
         unreadable = {s.trace_path for s in report.skipped}
-        # a file named through a link to a held trace, or the file a held link leads to,
-        # is that trace (before, it was held twice, and counted twice)
-        files = _one_name_each(files, {*known, *held_names}, unreadable)
+        # a link to a held or named trace file is that trace (before, it was held twice,
+        # and counted twice); a held one that now leads to one is kept as held
+        files = _one_name_each(files, {*known, *held_names}, unreadable, not rebuild)
         # one that can no longer be opened (a FIFO now, unreadable) keeps what it held too
         report.kept += len(_with_events(cat, [p for p in unreadable if p in known]))
         for path in files:
@@ -1052,9 +1060,20 @@ def narrow(con: duckdb.DuckDBPyConnection, paths: list[str | os.PathLike[str]], 
     """
     if not paths:
         return
+    keys = [trace_key(p) for p in paths]
+    held = {
+        key
+        for (key,) in con.execute(
+            "SELECT trace_path FROM main.traces WHERE trace_path IN (SELECT unnest($k))",
+            {"k": keys},
+        ).fetchall()
+    }
     wanted = []
-    for p in paths:
-        key = trace_key(p)
+    for p, key in zip(paths, keys, strict=True):
+        # a link to a trace file names the trace of the file it leads to, as ingest holds
+        # it (`_one_name_each`), unless the catalog holds the link's own name
+        if key not in held and os.path.islink(key):
+            key = os.path.realpath(key)
         # a session file brings its Claude Code subagents along, as it does when read
         # (formats.with_subagents; before, `--db` left them out)
         folder = formats.subagents_folder(Path(key))
@@ -1077,20 +1096,6 @@ def narrow(con: duckdb.DuckDBPyConnection, paths: list[str | os.PathLike[str]], 
         {"w": wanted},
     ).fetchall()
     chosen = dict(rows)
-    if not all(chosen.get(w["given"]) for w in wanted):
-        # a file named through a link to a held trace, or the file a held link leads to, is
-        # that trace, as ingest holds it (`_one_name_each`)
-        held = {
-            os.path.realpath(key) if os.path.islink(key) else key: key
-            for (key,) in con.execute(
-                "SELECT trace_path FROM main.traces ORDER BY ALL DESC"
-            ).fetchall()
-        }
-        for w in wanted:
-            key = w["key"]
-            found = held.get(os.path.realpath(key) if os.path.islink(key) else key)
-            if not chosen.get(w["given"]) and found is not None:
-                chosen[w["given"]] = [found]
     for given in (str(p) for p in paths):
         if not chosen.get(given):
             raise MurTraceError(E_TRC_002, f"{given}: no session of catalog {db} is there")

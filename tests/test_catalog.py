@@ -1411,26 +1411,61 @@ def test_a_trace_named_through_a_link_to_its_file_is_the_trace_held(
     assert narrowed.stdout.endswith("total:      2 redundant calls in 1 of 1 session\n")
 
 
-def test_a_trace_held_through_a_link_is_the_file_it_leads_to(workdir: Path, tmp_path: Path) -> None:
-    """The other way round: the link ingested first, then the workdir holding its file,
-    which was a second trace too."""
+def _session_ids(db: Path) -> list[str]:
+    with duckdb.connect(str(db), read_only=True) as con:
+        return [
+            row[0] for row in con.execute("SELECT session_id FROM traces ORDER BY 1").fetchall()
+        ]
+
+
+def test_a_held_trace_whose_file_became_a_link_to_another_is_kept_by_either_form(
+    workdir: Path, tmp_path: Path
+) -> None:
+    """A session's trace file replaced by a link to another session's: `ingest --workdir`
+    read the other session's events into it (`1 rewritten`), its own events, the catalog's
+    only copy, lost and the other session counted twice; `ingest W` kept it."""
     db = tmp_path / "catalog.duckdb"
-    trace = sorted(workdir.glob("ses_*/trace.jsonl"))[0]
+    ingest(db, workdir=workdir)
+    before = _session_ids(db)
+    first, second = sorted(workdir.glob("ses_*/trace.jsonl"))[:2]
+    second.unlink()
+    second.symlink_to(first)
+    for named in ({"workdir": workdir}, {"paths": [workdir]}):
+        report = ingest(db, **named)
+        assert (report.new, report.rewritten, report.unchanged, report.deleted) == (0, 0, 6, 0)
+        assert _session_ids(db) == before
+
+
+def test_a_held_link_pointed_elsewhere_keeps_what_it_held(workdir: Path, tmp_path: Path) -> None:
+    """A link held by its own name (`latest.jsonl`, the agent's newest session) keeps the
+    session it held when it is pointed at another session the catalog holds, and its old
+    session's file is removed."""
+    db = tmp_path / "catalog.duckdb"
+    first, second = sorted(workdir.glob("ses_*/trace.jsonl"))[:2]
     link = tmp_path / "latest.jsonl"
-    link.symlink_to(trace)
-    assert ingest(db, [link]).new == 1
-    report = ingest(db, workdir=workdir)
-    assert (report.new, report.unchanged) == (6, 1)
-    assert str(link) in _held(db) and str(trace) not in _held(db)
-    assert len(_held(db)) == 7
-    assert len(findings(mur_trace.load(db=db))) == 19
-    narrowed = runner.invoke(app, ["redundant", "--db", str(db), str(trace)])
-    assert narrowed.exit_code == 0, narrowed.output
-    assert narrowed.stdout.endswith("total:      2 redundant calls in 1 of 1 session\n")
-    # a rebuild naming both holds each file once, under the name it held
-    rebuilt = ingest(db, [workdir, link], rebuild=True)
-    assert (rebuilt.new, rebuilt.deleted) == (7, 0)
-    assert str(link) in _held(db) and len(_held(db)) == 7
+    link.symlink_to(first)
+    ingest(db, [link])
+    ingest(db, [workdir])  # the link's file under its own name too (counted twice, as before)
+    shutil.rmtree(first.parent)
+    link.unlink()
+    link.symlink_to(second)
+    report = ingest(db, [link, workdir])
+    assert (report.new, report.rewritten, report.deleted) == (0, 0, 1)  # the removed file's
+    ids = _session_ids(db)
+    assert ids.count(first.parent.name) == 1 and ids.count(second.parent.name) == 1
+    assert len(ids) == 7
+
+
+def test_a_link_in_a_new_workdir_to_another_of_its_traces_is_read_once(
+    workdir: Path, tmp_path: Path
+) -> None:
+    """As `redundant W` reads it: six sessions, not the linked one twice."""
+    first, second = sorted(workdir.glob("ses_*/trace.jsonl"))[:2]
+    second.unlink()
+    second.symlink_to(first)
+    db = tmp_path / "catalog.duckdb"
+    assert ingest(db, workdir=workdir).new == 6
+    assert str(first) in _held(db) and str(second) not in _held(db)
 
 
 def test_a_rebuild_refuses_to_merge_a_trace_into_the_one_its_path_now_leads_to(
