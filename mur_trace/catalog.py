@@ -120,6 +120,9 @@ class IngestReport:
     #: of the skipped, traces whose file changed and can no longer be read, whose events
     #: the catalog held: it keeps them as they were
     kept: int = 0
+    #: held traces whose path is now a link to another trace held or ingested: kept as
+    #: they were (the catalog's only copy of what they held)
+    linked: int = 0
 
 
 @dataclass(frozen=True)
@@ -377,14 +380,14 @@ class _Held:
     merged: list[tuple[str, str]]
 
 
-def _held(cat: duckdb.DuckDBPyConnection, version: int | None) -> _Held:
+def _held(cat: duckdb.DuckDBPyConnection, version: int | None, named: Iterable[str] = ()) -> _Held:
     """What the catalog `cat` (schema `version`) holds (`_Held`). Read in the rebuild's
     transaction, so that an ingest committed while it waited is read again too. Two
     traces stored under paths that resolve to one file are one: a catalog before version 4
     stored paths unresolved, the same file under two spellings (merged whatever their
     bytes, the older spelling an older state of the file); from version 4 a path is stored
-    resolved, and two such are two files, one since replaced by a link to the other
-    (`merged`)."""
+    resolved, and two such are two files, one since replaced by a link to the other, or to
+    a file the rebuild reads (`named`, trace keys) (`merged`)."""
     if not {"trace_files", "traces"} <= _tables(cat):
         return _Held({}, set(), {}, [])
     # every version has trace_files and traces; not every one says a trace's format
@@ -416,14 +419,14 @@ def _held(cat: duckdb.DuckDBPyConnection, version: int | None) -> _Held:
             for path, size, sha256 in entries
             if not _holds_bytes(key, size, sha256)
         )
-        # a file itself made a link to another held trace (another agent's session file:
-        # its directory resolves as before, the file leads elsewhere)
+        # a file itself made a link to another held trace, or to a file the rebuild reads
+        # (another agent's session file: its directory resolves as before, the file leads
+        # elsewhere)
+        others = set(stored_as) | set(named)
         held.merged.extend(
             (path, target)
             for key, entries in stored_as.items()
-            if os.path.islink(key)
-            and (target := os.path.realpath(key)) != key
-            and target in stored_as
+            if os.path.islink(key) and (target := os.path.realpath(key)) != key and target in others
             for path, size, sha256 in entries
             if not _holds_bytes(target, size, sha256)
         )
@@ -540,33 +543,33 @@ def _moved(
 
 
 def _one_name_each(
-    files: list[str], held: set[str], unreadable: set[str], keep_held_links: bool
-) -> list[str]:
-    """`files` (trace keys, `sessions.trace_keys`) with each file under one name, as
-    `sessions.discover` reads a file named twice once. A link new to the catalog that
-    leads to a file the catalog holds, or to one of `files`, is that file's trace (before,
-    a second one, counted twice). A held trace whose path is now a link to such a file is
-    left as it was held (`keep_held_links`; a rebuild reads it again, or refuses to): it
-    is the catalog's only copy of what it held, which the file its link leads to does not
-    hold. A file held under its own path is never renamed to a link's name, which a link
-    re-pointed later would take elsewhere; a file that cannot be read (`unreadable`) keeps
-    its name, under which it is reported."""
+    files: list[str], held: set[str], unreadable: set[str]
+) -> tuple[list[str], list[str]]:
+    """`files` (trace keys, `sessions.trace_keys`, each named once) with each file under
+    one name, and the held traces whose path leads to another's file. A link new to the
+    catalog that leads to a file (not a link) the catalog holds, or that is one of `files`,
+    is that file's trace (before, a second one, counted twice; `sessions.discover` kept
+    whichever name came first, a link's too). A held trace whose path is now a link to
+    such a file is returned apart: a new name of that file, not of what the catalog held
+    under it (its only copy), which an ingest keeps as it was held. A file that cannot be
+    read (`unreadable`) keeps its name, under which it is reported."""
     # a key's directories are resolved: only its last component may lead elsewhere
     links = {path for path in (*held, *files) if os.path.islink(path)}
     if not links:
-        return files
+        return files, []
     plain = {path for path in (*held, *files) if path not in links and path not in unreadable}
     one: dict[str, None] = {}
+    leading: list[str] = []
     for path in files:
         if path in links and path not in unreadable:
             target = os.path.realpath(path)
             if target in plain:
-                if path not in held:
+                if path in held:
+                    leading.append(path)
+                else:
                     path = target
-                elif keep_held_links:
-                    continue
         one.setdefault(path)
-    return list(one)
+    return list(one), leading
 
 
 def _under(path: str, scopes: list[str]) -> bool:
@@ -675,9 +678,9 @@ def _ingest(
     # a trace is stored by its key: a file named twice, once relative and once absolute, or
     # through a link to its workdir, is one trace (and through a link to the file:
     # `_one_name_each`)
-    found = discover(paths, workdir) if named else []
+    found = discover(paths, workdir, read_once=False) if named else []
     check_target(db, roots, "write the catalog", files=found)
-    files = trace_keys(found)
+    files = list(dict.fromkeys(trace_keys(found)))
     report = IngestReport(skipped=check_files(files))
     if not rebuild and report.skipped and len(report.skipped) == len(files):
         raise MurTraceError(report.skipped[0].code, report.skipped[0].message)  # say why
@@ -700,7 +703,7 @@ def _ingest(
         created = _which_file(db) != before and not _holds_anything(cat)
         cat.execute("BEGIN TRANSACTION")  # a killed ingest, --rebuild too, changes nothing
         if rebuild:
-            held = _held(cat, _version(cat, db))
+            held = _held(cat, _version(cat, db), files)
             with_events, read_before = held.with_events, held.read
             held_names = set(held.formats)
             if held.merged:
@@ -709,8 +712,9 @@ def _ingest(
                 raise MurTraceError(
                     E_IO_004,
                     f"refusing to rebuild {db}: it holds the trace {path}{more}, whose path "
-                    f"now leads to {now}, another trace it holds, which a rebuild would read "
-                    f"for both and lose the first; restore it, or remove {db} to start anew",
+                    f"now leads to {now}, another trace it holds or reads, which a rebuild "
+                    f"would read for both and lose the first; restore it, or remove {db} to "
+                    "start anew",
                 )
             again, gone_held = _rebuilt(db, held.formats, files, scopes, keep_gone)
             # how each trace is read again: as it was, unless --format-in says
@@ -742,8 +746,12 @@ def _ingest(
         states: dict[str, _FileState] = {}
         unreadable = {s.trace_path for s in report.skipped}
         # a link to a held or named trace file is that trace (before, it was held twice,
-        # and counted twice); a held one that now leads to one is kept as held
-        files = _one_name_each(files, {*known, *held_names}, unreadable, not rebuild)
+        # and counted twice); a held one that now leads to one is kept as held (a rebuild
+        # reads it again: `_held` refused one whose bytes it would lose)
+        files, leading = _one_name_each(files, {*known, *held_names}, unreadable)
+        if not rebuild:
+            files = [p for p in files if p not in leading]
+            report.linked = len(leading)
         # one that can no longer be opened (a FIFO now, unreadable) keeps what it held too
         report.kept += len(_with_events(cat, [p for p in unreadable if p in known]))
         for path in files:
@@ -907,11 +915,12 @@ def _ingest(
         refused = strict_error(report.skipped, report.warnings) if strict else None
         if refused is not None:
             raise refused
-        if report.skipped and len(report.skipped) == len(files):
+        if report.skipped and len(report.skipped) == len(files) + report.linked:
             raise MurTraceError(report.skipped[0].code, report.skipped[0].message)
         # when every trace the catalog held was looked at (else one rewritten before this
         # ingest, under a directory it did not read, would pass for unchanged next time)
         looked_at = set(files) - {s.trace_path for s in report.skipped} | set(went)
+        looked_at |= set(leading) if not rebuild else set()
         if exists and looked_at >= set(known):
             cat.execute(
                 "INSERT OR REPLACE INTO catalog_meta VALUES ($key, $value)",

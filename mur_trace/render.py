@@ -817,6 +817,13 @@ def ingest_text(report: Any, db: Path) -> str:
         + (f"; {len(report.skipped):,} cannot be read (named above)" if report.skipped else "")
         # a trace whose file changed and cannot be read keeps the events the catalog held
         + (f", {report.kept:,} of them kept as the catalog held them" if report.kept else "")
+        # a held trace whose path now leads to another trace's file
+        + (
+            f"; {report.linked:,} kept as the catalog held them: their paths now lead to "
+            "other traces"
+            if report.linked
+            else ""
+        )
         + "\n"
     )
 

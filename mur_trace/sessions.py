@@ -62,12 +62,15 @@ def _session_entries(workdir: Path) -> list[tuple[str, bool]]:
         raise MurTraceError(E_IO_003, f"failed to read {workdir}: {exc.strerror}") from None
 
 
-def workdir_traces(workdir: Path, entries: list[tuple[str, bool]] | None = None) -> list[str]:
+def workdir_traces(
+    workdir: Path, entries: list[tuple[str, bool]] | None = None, read_once: bool = True
+) -> list[str]:
     """The `ses_*/trace.jsonl` of every session directory of a workdir, oldest first.
 
     A session directory without a readable trace is kept: loading skips it with a warning
     that names it (`load.check_files`). A session directory linked in beside the one it
-    leads to is read once, under the first name. `entries`: its listing
+    leads to is read once, under the first name (unless `read_once` is false: `ingest`
+    chooses the name, knowing what its catalog holds). `entries`: its listing
     (`_session_entries`), when it was made already.
     """
     # joined as text, not through pathlib (5,000 sessions: 25 ms that way, 4 ms so); the
@@ -80,7 +83,7 @@ def workdir_traces(workdir: Path, entries: list[tuple[str, bool]] | None = None)
         raise MurTraceError(E_TRC_002, f"no sessions found in workdir at {workdir}")
     # resolved only when a session is a link: resolving every path cost 30 ms at 5,000
     # sessions (128 ms at 20,000), 3 % of a cold `redundant`
-    return _read_once(found) if any(link for _, link in entries) else found
+    return _read_once(found) if read_once and any(link for _, link in entries) else found
 
 
 def _read_once(found: list[str]) -> list[str]:
@@ -242,6 +245,7 @@ def trace_key(path: str | os.PathLike[str]) -> str:
 def discover(
     paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]] | None,
     workdir: str | os.PathLike[str] | None = None,
+    read_once: bool = True,
 ) -> list[str]:
     """Trace files named by `paths` (files, session directories, workdirs, in any mix;
     other agents' session files and directories: `formats.agent_sessions`).
@@ -249,8 +253,10 @@ def discover(
     With no paths, every session of `workdir` (default `./workdir`). A path that does not
     exist is kept: loading skips it with E-IO-001 (an error when nothing else can be read);
     so is, among other paths, a workdir that holds no session (E-TRC-002) or cannot be
-    listed; a file named twice, however spelled, is read once.
+    listed; a file named twice, however spelled, is read once, under its first name (with
+    `read_once` false, every name is kept: `ingest` chooses, knowing what its catalog holds).
     """
+    once = _read_once if read_once else list
     paths = as_paths(paths)
     if workdir is not None and not os.fspath(workdir):  # Path("") would be "."
         raise MurTraceError(E_IO_001, "workdir not found: '' (an empty name)")
@@ -260,7 +266,7 @@ def discover(
         # (`--workdir ~/.claude/projects/p` was `no sessions found`)
         top = Path(workdir or DEFAULT_WORKDIR)
         entries = _session_entries(top)  # listed once: 5,000 sessions, 3-5 ms a listing
-        return workdir_traces(top, entries) if entries else _read_once(_workdir_sessions(top))
+        return workdir_traces(top, entries, read_once) if entries else once(_workdir_sessions(top))
     found: list[str] = []
     for raw in paths:
         if not os.fspath(raw):  # Path("") is ".": the empty name would read the directory
@@ -282,7 +288,7 @@ def discover(
             found.extend(formats.with_subagents(path))
         else:  # missing: loading names it (and fails when nothing else is left)
             found.append(str(path))
-    return _read_once(found)
+    return once(found)
 
 
 def _workdir_sessions(path: Path) -> list[str]:

@@ -1456,6 +1456,78 @@ def test_a_held_link_pointed_elsewhere_keeps_what_it_held(workdir: Path, tmp_pat
     assert len(ids) == 7
 
 
+def _other_session(tmp_path: Path, name: str) -> Path:
+    """A session not in the samples (the first of `synth --seed 5`), as `name`."""
+    from mur_trace.synth import synthesize
+
+    made = synthesize(tmp_path / "synth", 1, seed=5)
+    source = next(made.glob("ses_*"))
+    target = tmp_path / "elsewhere" / name
+    shutil.copytree(source, target)
+    return target / "trace.jsonl"
+
+
+@pytest.mark.parametrize("sorts", ["after", "before"])
+def test_a_held_trace_made_a_link_to_a_new_session_is_kept(
+    workdir: Path, tmp_path: Path, sorts: str
+) -> None:
+    """A session's trace file replaced by a link to a new session beside it: when the new
+    one's name sorted after it, `ingest W` read the new session's events into the held
+    trace (`1 rewritten`: its only copy lost); a rebuild lost it whatever the order."""
+    db = tmp_path / "catalog.duckdb"
+    ingest(db, workdir=workdir)
+    before = set(_session_ids(db))
+    first, second = sorted(workdir.glob("ses_*/trace.jsonl"))[:2]
+    name = "ses_01a2199999999999999999999999ffff" if sorts == "after" else "ses_01a1"
+    new = _other_session(tmp_path, name)
+    shutil.move(new.parent, workdir / name)
+    second.unlink()
+    second.symlink_to(workdir / name / "trace.jsonl")
+    with pytest.raises(mur_trace.MurTraceError) as refused:
+        ingest(db, [workdir], rebuild=True)
+    assert refused.value.code == "E-IO-004"
+    assert f"it holds the trace {second}, whose path now leads to {workdir / name}" in (
+        refused.value.message
+    )
+    report = ingest(db, [workdir])
+    assert (report.new, report.rewritten, report.unchanged, report.linked) == (1, 0, 6, 1)
+    assert before < set(_session_ids(db)) and len(_session_ids(db)) == 8
+
+
+def test_a_link_named_before_its_file_is_stored_under_the_files_name(
+    workdir: Path, tmp_path: Path
+) -> None:
+    """`ingest latest.jsonl W` stored the link's name (the first of two names of one file),
+    and a later `ingest W` stored the file under its own: the session counted twice."""
+    db = tmp_path / "catalog.duckdb"
+    trace = sorted(workdir.glob("ses_*/trace.jsonl"))[0]
+    link = tmp_path / "latest.jsonl"
+    link.symlink_to(trace)
+    assert ingest(db, [link, workdir]).new == 7
+    assert str(trace) in _held(db) and str(link) not in _held(db)
+    assert ingest(db, [workdir]).unchanged == 7
+
+
+def test_a_held_trace_kept_through_its_link_is_no_file_that_cannot_be_read(
+    workdir: Path, tmp_path: Path
+) -> None:
+    """With a bad file beside it, the kept trace was not counted among those named: the
+    bad file, alone left to read, was an error (exit 2), not a warning."""
+    db = tmp_path / "catalog.duckdb"
+    ingest(db, workdir=workdir)
+    first, second = sorted(workdir.glob("ses_*/trace.jsonl"))[:2]
+    second.unlink()
+    second.symlink_to(first)
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("{not json\n")
+    result = runner.invoke(app, ["ingest", "--db", str(db), str(second.parent), str(bad)])
+    assert result.exit_code == 0, result.output
+    assert result.stdout.endswith(
+        "1 cannot be read (named above); 1 kept as the catalog held them: their paths now "
+        "lead to other traces\n"
+    )
+
+
 def test_a_link_in_a_new_workdir_to_another_of_its_traces_is_read_once(
     workdir: Path, tmp_path: Path
 ) -> None:
