@@ -308,6 +308,46 @@ def test_one_command_run_in_several_places_is_read_in_each() -> None:
     ]
 
 
+def test_a_cd_is_followed_for_the_256_commands_after_it() -> None:
+    """Where a command runs is followed through the `cd`s of the 256 commands before it;
+    an earlier `cd` makes it unknown (each command held the list of every `cd` before it,
+    which grew as the square of a script's commands, and its directory as the cube)."""
+    from mur_trace.load import connect, create_macros, create_settings
+    from mur_trace.queries import get
+
+    con = connect()
+    create_macros(con)
+    create_settings(con)
+    con.execute(
+        "CREATE TABLE events (trace_path VARCHAR, line BIGINT, event_type VARCHAR, "
+        "tool_name VARCHAR, input JSON, state_effect VARCHAR, status VARCHAR, "
+        '"binary" VARCHAR, command VARCHAR, exit_code BIGINT, stdout_bytes BIGINT, '
+        "stderr_bytes BIGINT, cwd VARCHAR)"
+    )
+    for trace, between in (("a", 255), ("b", 256)):
+        script = " && ".join(["cd src", *["true"] * between, "cat x.rs"])
+        con.execute(
+            "INSERT INTO events (trace_path, line, event_type, tool_name, input) "
+            "VALUES (?, 1, 'tool_call', 'bash', ?)",
+            [trace, json.dumps({"command": script})],
+        )
+        con.execute(
+            'INSERT INTO events (trace_path, line, event_type, "binary", command, exit_code, '
+            "stdout_bytes, stderr_bytes) VALUES (?, 2, 'shell', '/usr/bin/bash', ?, 0, 10, 0)",
+            [trace, script],
+        )
+    found = con.sql(
+        "SELECT trace_path, line, seq, call_line, kind, identity, whole, request, observed "
+        f"FROM ({get('rules/shell_inference').sql}) ORDER BY trace_path, line, seq"
+    ).fetchall()
+    # `cat` is the 256th command after `cd src` in a: it reads src/x.rs; the 257th in b:
+    # where it ran is unknown, so what it read is (not seen)
+    assert found == [
+        ("a", 2, 1, 1, "read", "src/x.rs", True, None, True),
+        ("b", 2, 1, 1, "read", None, True, None, False),
+    ]
+
+
 def test_a_key_that_only_duckdb_lower_cases_to_a_path_key_is_part_of_the_request(
     tmp_path: Path,
 ) -> None:

@@ -480,6 +480,26 @@ def test_a_50_mb_line_is_analysed_not_rejected(tmp_path: Path) -> None:
     assert result.rss < 1024 * 1024  # KB: under 1 GB
 
 
+def test_a_script_of_thousands_of_cds_stays_within_memory(tmp_path: Path) -> None:
+    """A shell script of 2,000 `cd dN && cat fN`, run twice: the context policy took 11 s
+    and 4.5 GB (each command listed every `cd` before it, each row carried the script's
+    text), now a fraction of a second and a few hundred MB."""
+    script = " && ".join(f"cd d{i} && cat f{i}.txt" for i in range(2000))
+    run = [{"event_type": "tool_call", "turn": turn, "tool_name": "bash", "status": "ok",
+            "input": {"command": script}, "output_bytes": 10} for turn in (2, 3)]  # fmt: skip
+    shell = {"event_type": "shell", "binary": "/usr/bin/bash", "command": script,
+             "exit_code": 0, "stdout_bytes": 10, "stderr_bytes": 0}  # fmt: skip
+    trace = session(
+        tmp_path, text(events(run[0], {**shell, "turn": 2}, run[1], {**shell, "turn": 3}))
+    )
+    result = cli("redundant", "--policy", "context", "-f", "csv", str(trace))
+    assert result.returncode == 0, result.stderr
+    # the editor's re-read of src/a.rs (line 3); the second script is no repeat: where its
+    # commands after the first 256 ran is not followed, so what they read is not known
+    assert [r.split(",")[2] for r in result.stdout.splitlines()[1:]] == ["3"]
+    assert result.rss < 1024 * 1024  # KB: under 1 GB
+
+
 def test_a_directory_where_the_trace_should_be_is_e_io_003(tmp_path: Path) -> None:
     trace = session(tmp_path, None)
     trace.mkdir()

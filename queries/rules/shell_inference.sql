@@ -20,7 +20,8 @@
 -- quotes (here-document bodies set aside); `cd DIR` moves what later commands of the
 -- script name (relative paths start from where the log says the command ran, `cwd` in other
 -- agents' logs; after a `cd` inside a compound command or a subshell, or a `popd`, where
--- later commands ran is unknown); words are split as the runtime splits them. Then:
+-- later commands ran is unknown, and so it is for a command more than 256 commands after a
+-- `cd`); words are split as the runtime splits them. Then:
 -- - output redirection (`> f`, `>> f`, `&> f`, a bare `> f`) changes `f`; `< f` reads it
 --   in part (a `>` or `<` inside quotes redirects nothing); process substitution (`<(sort
 --   a)`, `>(gzip > f)`) is not read: what ran inside may have changed anything;
@@ -156,47 +157,60 @@ shell AS (
 -- what a command says depends on its program and text alone: it is split and read once
 -- for each distinct pair (commands repeat: in the recorded sessions 470 of 1,617 are
 -- distinct), then joined to the shell events that ran it (`ran`)
+-- A script is known by a number from here on: each of its commands' rows carried its text,
+-- and every window over its commands sorted by it (a script of 40 KB with 4,000 commands
+-- took its three windows 1.3 s and 0.6 GB)
 scripts AS (
-    SELECT DISTINCT program AS script_program, command AS script
-    FROM shell
+    SELECT script_program, script, row_number() OVER () AS script_id
+    FROM (SELECT DISTINCT program AS script_program, command AS script FROM shell)
 ),
 -- a script (run by an interpreter, or by nothing named) is split into pipelines, and those
 -- into commands; another binary ran once, with its argument list
 pipelines AS (
-    SELECT s.script_program, s.script, p.pipeline, p.n
-    FROM scripts AS s,
-        unnest(regexp_extract_all(
-            -- here-document bodies are data, not commands; `||` is set apart from `|`
-            replace(regexp_replace(
-                s.script,
-                '(<<-?\s*[''"]?(EOF|EOT|END|EOL|PY|PYEOF|SH|SCRIPT|CODE|DATA|TEXT|HEREDOC|MD|JSON|YAML|CONTENT|PATCH|DIFF)[''"]?[^\n]*)\n(?s:.*?)\n[ \t]*(EOF|EOT|END|EOL|PY|PYEOF|SH|SCRIPT|CODE|DATA|TEXT|HEREDOC|MD|JSON|YAML|CONTENT|PATCH|DIFF)([ \t]*\n|[ \t]*$)',
-                '\1' || chr(10),
-                'g'
-            ), '||', chr(1)),
-            '(?:''[^'']*''?|"(?:[^"\\]|\\(?s:.))*"?|\\(?s:.)|&[0-9>-]|[^''"\\;\n&\x01])+'
-        )) WITH ORDINALITY AS p(pipeline, n)
-    WHERE s.script_program = ''
-        OR s.script_program IN ('bash', 'sh', 'zsh', 'fish', 'dash', 'ksh')
+    -- the pieces unnested in the select list, beside their numbers: a lateral UNNEST
+    -- joined each piece back to its script by the script's text
+    SELECT script_id, unnest(pieces) AS pipeline, generate_subscripts(pieces, 1) AS n
+    FROM (
+        SELECT
+            script_id,
+            regexp_extract_all(
+                -- here-document bodies are data, not commands; `||` is set apart from `|`
+                replace(regexp_replace(
+                    script,
+                    '(<<-?\s*[''"]?(EOF|EOT|END|EOL|PY|PYEOF|SH|SCRIPT|CODE|DATA|TEXT|HEREDOC|MD|JSON|YAML|CONTENT|PATCH|DIFF)[''"]?[^\n]*)\n(?s:.*?)\n[ \t]*(EOF|EOT|END|EOL|PY|PYEOF|SH|SCRIPT|CODE|DATA|TEXT|HEREDOC|MD|JSON|YAML|CONTENT|PATCH|DIFF)([ \t]*\n|[ \t]*$)',
+                    '\1' || chr(10),
+                    'g'
+                ), '||', chr(1)),
+                '(?:''[^'']*''?|"(?:[^"\\]|\\(?s:.))*"?|\\(?s:.)|&[0-9>-]|[^''"\\;\n&\x01])+'
+            ) AS pieces
+        FROM scripts
+        WHERE script_program = ''
+            OR script_program IN ('bash', 'sh', 'zsh', 'fish', 'dash', 'ksh')
+    )
 ),
 segments AS (
     SELECT
-        p.script_program,
-        p.script,
-        p.n * 1000 + c.k AS seq,
-        trim(c.segment) AS segment,
-        trim(p.pipeline) AS pipeline,
+        script_id,
+        n * 1000 + k AS seq,
+        trim(segment) AS segment,
+        trim(pipeline) AS pipeline,
         -- what this command prints goes on to the next one: the model sees only the end
-        c.k < len(regexp_extract_all(p.pipeline, '(?:''[^'']*''?|"(?:[^"\\]|\\(?s:.))*"?|\\(?s:.)|[^''"\\|])+'))
-            AS piped,
+        k < len(pieces) AS piped,
         true AS in_script
-    FROM pipelines AS p,
-        unnest(regexp_extract_all(
-            p.pipeline, '(?:''[^'']*''?|"(?:[^"\\]|\\(?s:.))*"?|\\(?s:.)|[^''"\\|])+'
-        )) WITH ORDINALITY AS c(segment, k)
+    FROM (
+        SELECT *, unnest(pieces) AS segment, generate_subscripts(pieces, 1) AS k
+        FROM (
+            SELECT
+                *,
+                regexp_extract_all(
+                    pipeline, '(?:''[^'']*''?|"(?:[^"\\]|\\(?s:.))*"?|\\(?s:.)|[^''"\\|])+'
+                ) AS pieces
+            FROM pipelines
+        )
+    )
     UNION ALL
     SELECT
-        script_program,
-        script,
+        script_id,
         1,
         script_program || ' ' || script,
         script_program || ' ' || script,
@@ -262,7 +276,7 @@ commands AS (
         -- what a pipeline prints goes to a file when its last command's does: what each of
         -- its commands read is not seen (`cat a | tr a-z A-Z > b`)
         to_file OR (piped AND bool_or(to_file AND NOT piped) OVER (
-            PARTITION BY script_program, script, seq // 1000
+            PARTITION BY script_id, seq // 1000
         )) AS to_file
     FROM (
     SELECT
@@ -281,28 +295,48 @@ commands AS (
     FROM unquoted
     )
 ),
--- the words of each command: its program, arguments and operands; how many commands its
--- script holds; and the `cd DIR`s before it in the script, which move its relative paths
--- (after a `cd` that cannot be followed, `cd`, `cd -`, `cd ~`, `cd $X`, they are unknown:
--- `located`)
-worded AS (
+-- where each command moves the commands after it: `cd DIR` (or `pushd`) its directory; a
+-- `cd` inside a compound command or a subshell (`then cd d`, `( cd d`, `(cd d`), or a
+-- `popd`, `$`: where the commands after it ran is not known
+moves AS (
     SELECT
         *,
-        list(CASE
+        CASE
             WHEN tokens[1] IN ('cd', 'pushd') THEN coalesce(tokens[2], '~')
-            -- a `cd` inside a compound command or a subshell (`then cd d`, `( cd d`,
-            -- `(cd d`), or a `popd`: where the commands after it ran is not known
             WHEN tokens[1] = 'popd'
                 OR regexp_full_match(coalesce(tokens[1], ''), '[({]+(?:cd|pushd|popd)')
                 OR len(list_filter(list_zip(tokens, list_prepend(NULL, tokens)), lambda w:
                     w[1] IN ('cd', 'pushd', 'popd') AND w[2] IN ('then', 'do', 'else', 'elif',
                         'if', 'while', 'until', '(', '{', '!'))) > 0
                 THEN '$'
-        END) OVER (
-            PARTITION BY script_program, script ORDER BY seq
-            ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING
+        END AS move
+    FROM commands
+),
+-- the words of each command: its program, arguments and operands; how many commands its
+-- script holds; and the `cd DIR`s before it in the script, which move its relative paths
+-- (after a `cd` that cannot be followed, `cd`, `cd -`, `cd ~`, `cd $X`, they are unknown:
+-- `located`). A command's list holds the moves of the 256 commands before it, and `$`
+-- first when one came earlier: where a command runs after that many is not followed
+-- (every command's list of every move before it grew as the square of the script's
+-- commands, and the directory made from it as the cube: a script of 1,000 `cd d && cat f`
+-- took 7.9 s and 3.9 GB)
+worded AS (
+    SELECT
+        * EXCLUDE (move, moved_earlier) REPLACE (
+            CASE WHEN moved_earlier > 0 THEN list_prepend('$', dirs) ELSE dirs END AS dirs
+        )
+    FROM (
+    SELECT
+        *,
+        list(move) OVER (
+            PARTITION BY script_id ORDER BY seq
+            ROWS BETWEEN 256 PRECEDING AND 1 PRECEDING
         ) AS dirs,
-        count(*) OVER (PARTITION BY script_program, script) AS script_commands,
+        count(move) OVER (
+            PARTITION BY script_id ORDER BY seq
+            ROWS BETWEEN UNBOUNDED PRECEDING AND 257 PRECEDING
+        ) AS moved_earlier,
+        count(*) OVER (PARTITION BY script_id) AS script_commands,
         -- a listing before it in its pipeline (what `xargs` gives it comes from one): `ls`,
         -- `find`, `git ls-files|status|diff|grep`
         coalesce(bool_or(
@@ -311,7 +345,7 @@ worded AS (
                 AND list_filter(tokens[2:], lambda t: NOT starts_with(t, '-'))[1]
                     IN ('ls-files', 'status', 'diff', 'grep', 'blame', 'difftool'))
         ) OVER (
-            PARTITION BY script_program, script, seq // 1000 ORDER BY seq
+            PARTITION BY script_id, seq // 1000 ORDER BY seq
             ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING
         ), false) AS listed_before,
         regexp_extract(tokens[1], '[^/]+$') AS program,
@@ -366,7 +400,8 @@ worded AS (
                 starts_with(t, '-') OR t IN ('(', '!', '\(')), true)],
             lambda t: NOT starts_with(t, '-') AND t NOT IN ('(', '!', '\(')
         ) AS roots
-    FROM commands
+    FROM moves
+    )
 ),
 -- every `cd` before a command went down into a subdirectory (no `/`, `..`, `~`, `$`):
 -- once for each command of each distinct script
@@ -377,14 +412,20 @@ descended AS (
             AND regexp_matches(d, '^[/~-]|(?:^|/)\.\.(?:/|$)|[$`*?]'))) = 0 AS subdirectories
     FROM worded
 ),
+-- each shell event's script, by its number: joined to the script's commands by the text,
+-- the optimiser carried the text beside each command to compare
+run_scripts AS MATERIALIZED (
+    SELECT s.* EXCLUDE (program, command), t.script_id
+    FROM shell AS s
+    JOIN scripts AS t ON t.script_program IS NOT DISTINCT FROM s.program AND t.script = s.command
+),
 -- each command of each shell event (a line holds at most one shell event)
 ran AS (
     SELECT
         s.trace_path, s.line, s.call_line, s.exit_code, s.stdout_bytes, s.cwd, s.known,
-        w.* EXCLUDE (script_program, script)
-    FROM shell AS s
-    JOIN descended AS w
-        ON w.script_program IS NOT DISTINCT FROM s.program AND w.script = s.command
+        w.* EXCLUDE (script_id)
+    FROM run_scripts AS s
+    JOIN descended AS w USING (script_id)
 ),
 located AS (
     SELECT
