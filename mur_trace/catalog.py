@@ -419,17 +419,17 @@ def _held(cat: duckdb.DuckDBPyConnection, version: int | None, named: Iterable[s
             for path, size, sha256 in entries
             if not _holds_bytes(key, size, sha256)
         )
-        # a file itself made a link to another held trace, or to a file the rebuild reads
-        # (another agent's session file: its directory resolves as before, the file leads
-        # elsewhere)
-        others = set(stored_as) | set(named)
-        held.merged.extend(
-            (path, target)
-            for key, entries in stored_as.items()
-            if os.path.islink(key) and (target := os.path.realpath(key)) != key and target in others
-            for path, size, sha256 in entries
-            if not _holds_bytes(target, size, sha256)
-        )
+    # a file itself made a link to another held trace (with events or not), or to a file
+    # the rebuild reads (another agent's session file: its directory resolves as before, the
+    # file leads elsewhere), in a catalog of any version
+    others = set(held.formats) | set(named)
+    held.merged.extend(
+        (path, target)
+        for key, entries in stored_as.items()
+        if os.path.islink(key) and (target := os.path.realpath(key)) != key and target in others
+        for path, size, sha256 in entries
+        if not _holds_bytes(target, size, sha256)
+    )
     return held
 
 
@@ -546,29 +546,35 @@ def _one_name_each(
     files: list[str], held: set[str], unreadable: set[str]
 ) -> tuple[list[str], list[str]]:
     """`files` (trace keys, `sessions.trace_keys`, each named once) with each file under
-    one name, and the held traces whose path leads to another's file. A link new to the
-    catalog that leads to a file (not a link) the catalog holds, or that is one of `files`,
-    is that file's trace (before, a second one, counted twice; `sessions.discover` kept
-    whichever name came first, a link's too). A held trace whose path is now a link to
-    such a file is returned apart: a new name of that file, not of what the catalog held
-    under it (its only copy), which an ingest keeps as it was held. A file that cannot be
-    read (`unreadable`) keeps its name, under which it is reported."""
+    one name, and the held traces whose path is now a link to another trace's file. A link
+    new to the catalog that leads to one of `files`, or to a file (not a link) the catalog
+    holds, is that file's trace (before, a second one, counted twice; `sessions.discover`
+    kept whichever name came first, a link's too); one that cannot be read, only when it
+    leads to one of `files` (else it is reported under its own name). The held traces,
+    named or not, whose path now leads to such a file are returned apart, for the caller
+    to judge by their bytes (`ingest`)."""
     # a key's directories are resolved: only its last component may lead elsewhere
     links = {path for path in (*held, *files) if os.path.islink(path)}
     if not links:
         return files, []
+    named = set(files)
     plain = {path for path in (*held, *files) if path not in links and path not in unreadable}
     one: dict[str, None] = {}
     leading: list[str] = []
     for path in files:
-        if path in links and path not in unreadable:
+        if path in links:
             target = os.path.realpath(path)
-            if target in plain:
-                if path in held:
+            if path in held:
+                if target in plain:
                     leading.append(path)
-                else:
-                    path = target
+            elif (
+                target in named
+                and target not in links
+                or (target in plain and path not in unreadable)
+            ):
+                path = target
         one.setdefault(path)
+    leading += [p for p in sorted(links & held - named) if os.path.realpath(p) in plain]
     return list(one), leading
 
 
@@ -744,14 +750,27 @@ def _ingest(
         changed: list[str] = []
         appended_from: dict[str, int] = {}
         states: dict[str, _FileState] = {}
-        unreadable = {s.trace_path for s in report.skipped}
         # a link to a held or named trace file is that trace (before, it was held twice,
-        # and counted twice); a held one that now leads to one is kept as held (a rebuild
-        # reads it again: `_held` refused one whose bytes it would lose)
-        files, leading = _one_name_each(files, {*known, *held_names}, unreadable)
-        if not rebuild:
-            files = [p for p in files if p not in leading]
-            report.linked = len(leading)
+        # and counted twice)
+        files, leading = _one_name_each(
+            files, {*known, *held_names}, {s.trace_path for s in report.skipped}
+        )
+        report.skipped = [s for s in report.skipped if s.trace_path in {*files, *leading}]
+        unreadable = {s.trace_path for s in report.skipped}
+        # a held trace whose path now leads to another trace's file: the same session
+        # when that file starts with the bytes it held (a session moved and linked from
+        # its old place, a link ingested before its file), which is then held once, under
+        # the file's name; else kept as the catalog held it, its only copy (a rebuild that
+        # would lose it was refused: `_held`)
+        merged = [
+            p
+            for p in leading
+            if os.path.realpath(p) in files
+            and (rebuild or _holds_bytes(os.path.realpath(p), known[p].size, known[p].sha256))
+        ]
+        kept_links = [p for p in leading if p in files and p not in merged]
+        files = [p for p in files if p not in merged and p not in kept_links]
+        report.linked = len(kept_links)
         # one that can no longer be opened (a FIFO now, unreadable) keeps what it held too
         report.kept += len(_with_events(cat, [p for p in unreadable if p in known]))
         for path in files:
@@ -807,10 +826,10 @@ def _ingest(
             if path not in present and _under(path, scopes) and not os.path.isfile(path)
         ]
         gone = [] if keep_gone else went
-        report.deleted = len(gone) + gone_held
+        report.deleted = len(gone) + gone_held + len(merged)
 
         if exists:
-            _remove(cat, gone, [*STORED, "trace_files"])
+            _remove(cat, gone + merged, [*STORED, "trace_files"])
         mem = connect()  # closed at the end, in `finally`
         if memory_limit is not None:  # what this transaction appends goes to the file beyond
             cat.execute("SET memory_limit = $limit", {"limit": memory_limit})

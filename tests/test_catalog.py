@@ -1437,23 +1437,84 @@ def test_a_held_trace_whose_file_became_a_link_to_another_is_kept_by_either_form
 
 
 def test_a_held_link_pointed_elsewhere_keeps_what_it_held(workdir: Path, tmp_path: Path) -> None:
-    """A link held by its own name (`latest.jsonl`, the agent's newest session) keeps the
-    session it held when it is pointed at another session the catalog holds, and its old
-    session's file is removed."""
+    """A link held by its own name (`latest.jsonl`, the agent's newest session), its file
+    since removed, pointed at another session: it keeps the session it held (before, it
+    took the other session's events, `1 rewritten`, its own lost)."""
     db = tmp_path / "catalog.duckdb"
     first, second = sorted(workdir.glob("ses_*/trace.jsonl"))[:2]
     link = tmp_path / "latest.jsonl"
     link.symlink_to(first)
     ingest(db, [link])
-    ingest(db, [workdir])  # the link's file under its own name too (counted twice, as before)
+    ingest(db, [second.parent])
     shutil.rmtree(first.parent)
     link.unlink()
     link.symlink_to(second)
     report = ingest(db, [link, workdir])
-    assert (report.new, report.rewritten, report.deleted) == (0, 0, 1)  # the removed file's
+    assert (report.new, report.rewritten, report.deleted, report.linked) == (5, 0, 0, 1)
     ids = _session_ids(db)
     assert ids.count(first.parent.name) == 1 and ids.count(second.parent.name) == 1
     assert len(ids) == 7
+
+
+def test_a_link_held_alone_then_its_file_is_one_trace(workdir: Path, tmp_path: Path) -> None:
+    """A link ingested alone, then the workdir holding its file: the link's trace, whose
+    bytes the file starts with (the session grew meanwhile), is the file's (before, two
+    traces, the session counted twice)."""
+    db = tmp_path / "catalog.duckdb"
+    trace = sorted(workdir.glob("ses_*/trace.jsonl"))[0]
+    link = tmp_path / "latest.jsonl"
+    link.symlink_to(trace)
+    ingest(db, [link])
+    with trace.open("a") as grown:
+        grown.write(trace.read_text().splitlines()[1] + "\n")  # one more event
+    report = ingest(db, [workdir])
+    assert (report.new, report.deleted) == (7, 1)
+    assert str(link) not in _held(db) and len(_held(db)) == 7
+    assert len(findings(mur_trace.load(db=db))) == 19  # an inference added: no call
+
+
+@pytest.mark.parametrize("case", ["target held without events", "catalog of version 3"])
+def test_a_rebuild_refuses_to_read_a_held_trace_through_its_new_link(
+    workdir: Path, tmp_path: Path, case: str
+) -> None:
+    """A held trace whose file became a link: a rebuild read it through the link (its own
+    events, the catalog's only copy, lost) when the link led to a trace held without
+    events (a session file empty when ingested), or in a catalog of version 3."""
+    db = tmp_path / "catalog.duckdb"
+    first, second = sorted(workdir.glob("ses_*/trace.jsonl"))[:2]
+    if case == "target held without events":
+        target = tmp_path / "elsewhere.jsonl"
+        target.write_text("")
+        ingest(db, [workdir, target])
+        shutil.copy(first, target)
+    else:
+        ingest(db, [workdir])
+        target = first
+        with duckdb.connect(str(db)) as con:
+            con.execute("UPDATE catalog_meta SET value = '3' WHERE key = 'schema_version'")
+    second.unlink()
+    second.symlink_to(target)
+    before = db.read_bytes()
+    with pytest.raises(mur_trace.MurTraceError) as refused:
+        ingest(db, [workdir], rebuild=True)
+    assert refused.value.code == "E-IO-004"
+    assert f"it holds the trace {second}, whose path now leads to {target}" in (
+        refused.value.message
+    )
+    assert db.read_bytes() == before
+
+
+def test_a_file_that_cannot_be_read_named_through_a_link_too_is_said_once(
+    workdir: Path, tmp_path: Path
+) -> None:
+    second = sorted(workdir.glob("ses_*/trace.jsonl"))[1]
+    second.unlink()
+    os.mkfifo(second)
+    link = tmp_path / "latest.jsonl"
+    link.symlink_to(second)
+    report = ingest(tmp_path / "catalog.duckdb", [workdir, link])
+    assert [s.trace_path for s in report.skipped] == [str(second)]
+    assert report.new == 6
 
 
 def _other_session(tmp_path: Path, name: str) -> Path:
