@@ -758,17 +758,18 @@ def _ingest(
         report.skipped = [s for s in report.skipped if s.trace_path in {*files, *leading}]
         unreadable = {s.trace_path for s in report.skipped}
         # a held trace whose path now leads to another trace's file: the same session
-        # when that file starts with the bytes it held (a session moved and linked from
-        # its old place, a link ingested before its file), which is then held once, under
-        # the file's name; else kept as the catalog held it, its only copy (a rebuild that
-        # would lose it was refused: `_held`)
+        # when that file, read here, starts with the bytes it held (a session moved and
+        # linked from its old place, a link ingested before its file), which is then held
+        # once, under the file's name, once that file is stored; else kept as the catalog
+        # held it, its only copy. A rebuild reads each as it held it (`_held` refused one
+        # whose bytes it would lose).
         merged = [
             p
-            for p in leading
+            for p in ([] if rebuild else leading)
             if os.path.realpath(p) in files
-            and (rebuild or _holds_bytes(os.path.realpath(p), known[p].size, known[p].sha256))
+            and _holds_bytes(os.path.realpath(p), known[p].size, known[p].sha256)
         ]
-        kept_links = [p for p in leading if p in files and p not in merged]
+        kept_links = [p for p in ([] if rebuild else leading) if p in files and p not in merged]
         files = [p for p in files if p not in merged and p not in kept_links]
         report.linked = len(kept_links)
         # one that can no longer be opened (a FIFO now, unreadable) keeps what it held too
@@ -826,10 +827,10 @@ def _ingest(
             if path not in present and _under(path, scopes) and not os.path.isfile(path)
         ]
         gone = [] if keep_gone else went
-        report.deleted = len(gone) + gone_held + len(merged)
+        report.deleted = len(gone) + gone_held
 
         if exists:
-            _remove(cat, gone + merged, [*STORED, "trace_files"])
+            _remove(cat, gone, [*STORED, "trace_files"])
         mem = connect()  # closed at the end, in `finally`
         if memory_limit is not None:  # what this transaction appends goes to the file beyond
             cat.execute("SET memory_limit = $limit", {"limit": memory_limit})
@@ -913,6 +914,12 @@ def _ingest(
             )
             if progress:
                 progress(done, len(changed), report.events)
+        # a held link's trace leaves once the file it leads to is stored and readable
+        unread = {s.trace_path for s in report.skipped}
+        report.linked += sum(os.path.realpath(p) in unread for p in merged)
+        merged = [p for p in merged if os.path.realpath(p) not in unread]
+        _remove(cat, merged, [*STORED, "trace_files"])
+        report.deleted += len(merged)
         # a moved session leaves its old place once its new one is stored and readable
         new = [path for path in states if path not in known]
         if exists and new:

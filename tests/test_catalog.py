@@ -1473,6 +1473,24 @@ def test_a_link_held_alone_then_its_file_is_one_trace(workdir: Path, tmp_path: P
     assert len(findings(mur_trace.load(db=db))) == 19  # an inference added: no call
 
 
+def test_a_link_held_alone_stays_while_its_file_cannot_be_read(
+    workdir: Path, tmp_path: Path
+) -> None:
+    """Its file grew a bad line: the file is stored as unreadable, and the link's trace,
+    which holds the session's events, stays until the file is read."""
+    db = tmp_path / "catalog.duckdb"
+    trace = sorted(workdir.glob("ses_*/trace.jsonl"))[0]
+    link = tmp_path / "latest.jsonl"
+    link.symlink_to(trace)
+    ingest(db, [link])
+    with trace.open("a") as grown:
+        grown.write('{bad\n{"event_type": "inference", "turn": 9}\n')
+    report = ingest(db, [workdir])
+    assert (report.new, report.deleted, report.linked) == (7, 0, 1)
+    assert [s.trace_path for s in report.skipped] == [str(trace)]
+    assert str(link) in _held(db) and len(findings(mur_trace.load(db=db))) == 19
+
+
 @pytest.mark.parametrize("case", ["target held without events", "catalog of version 3"])
 def test_a_rebuild_refuses_to_read_a_held_trace_through_its_new_link(
     workdir: Path, tmp_path: Path, case: str
