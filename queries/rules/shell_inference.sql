@@ -20,8 +20,9 @@
 -- quotes (here-document bodies set aside); `cd DIR` moves what later commands of the
 -- script name (relative paths start from where the log says the command ran, `cwd` in other
 -- agents' logs; after a `cd` inside a compound command or a subshell, or a `popd`, where
--- later commands ran is unknown, and so it is for a command more than 256 commands after a
--- `cd`); words are split as the runtime splits them. Then:
+-- later commands ran is unknown, and so it is for a command more than 256 simple commands
+-- (each stage of a pipeline is one) after a `cd`); words are split as the runtime splits
+-- them. Then:
 -- - output redirection (`> f`, `>> f`, `&> f`, a bare `> f`) changes `f`; `< f` reads it
 --   in part (a `>` or `<` inside quotes redirects nothing); process substitution (`<(sort
 --   a)`, `>(gzip > f)`) is not read: what ran inside may have changed anything;
@@ -323,12 +324,14 @@ moves AS (
 worded AS (
     SELECT
         * EXCLUDE (move, moved_earlier) REPLACE (
-            CASE WHEN moved_earlier > 0 THEN list_prepend('$', dirs) ELSE dirs END AS dirs
+            CASE WHEN moved_earlier > 0 THEN list_prepend('$', coalesce(dirs, [])) ELSE dirs END
+                AS dirs
         )
     FROM (
     SELECT
         *,
-        list(move) OVER (
+        -- the moves alone: a list of every command before it held a NULL for each other
+        list(move) FILTER (WHERE move IS NOT NULL) OVER (
             PARTITION BY script_id ORDER BY seq
             ROWS BETWEEN 256 PRECEDING AND 1 PRECEDING
         ) AS dirs,
