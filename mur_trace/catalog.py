@@ -374,6 +374,8 @@ class _Held:
     with_events: set[str]
     #: Of those, what the catalog read of each: (size, whether it ended with a newline).
     read: dict[str, tuple[int, bool]]
+    #: Of those, the SHA-256 of what it read.
+    sha256: dict[str, str]
     #: The traces with events whose bytes the file their path now leads to does not start
     #: with, where another trace it holds resolves too, each with that file: a rebuild would
     #: read the one file for both and lose the first's events.
@@ -389,7 +391,7 @@ def _held(cat: duckdb.DuckDBPyConnection, version: int | None, named: Iterable[s
     resolved, and two such are two files, one since replaced by a link to the other, or to
     a file the rebuild reads (`named`, trace keys) (`merged`)."""
     if not {"trace_files", "traces"} <= _tables(cat):
-        return _Held({}, set(), {}, [])
+        return _Held({}, set(), {}, {}, [])
     # every version has trace_files and traces; not every one says a trace's format
     columns = {row[0] for row in cat.execute("DESCRIBE main.traces").fetchall()}
     read_as = "t.format" if "format" in columns else "NULL"
@@ -401,7 +403,7 @@ def _held(cat: duckdb.DuckDBPyConnection, version: int | None, named: Iterable[s
         "GROUP BY f.trace_path ORDER BY ALL"
     ).fetchall()
     names = {reader: name for name, reader in formats.FORMATS.items()}
-    held = _Held({}, set(), {}, [])
+    held = _Held({}, set(), {}, {}, [])
     stored_as: dict[str, list[tuple[str, int, str]]] = {}
     for key, (path, reader, ok, size, sha256, newline) in zip(
         trace_keys([row[0] for row in rows]), rows, strict=True
@@ -410,6 +412,7 @@ def _held(cat: duckdb.DuckDBPyConnection, version: int | None, named: Iterable[s
         if ok:
             held.with_events.add(key)
             held.read.setdefault(key, (size, newline))
+            held.sha256.setdefault(key, sha256)
             stored_as.setdefault(key, []).append((path, size, sha256))
     if version is not None and version >= 4:
         held.merged.extend(
@@ -693,6 +696,7 @@ def _ingest(
     _check_ours(db, rebuild)
     with_events: set[str] = set()
     held_names: set[str] = set()  # a rebuild's: the traces it held
+    held_bytes: dict[str, tuple[int, str]] = {}  # a rebuild's: what it read of each
     read_before: dict[str, tuple[int, bool]] = {}  # a rebuild's: what it held, read how
     read_as: dict[str, str | None] = {}
     gone_held = 0
@@ -712,6 +716,7 @@ def _ingest(
             held = _held(cat, _version(cat, db), files)
             with_events, read_before = held.with_events, held.read
             held_names = set(held.formats)
+            held_bytes = {k: (size, held.sha256[k]) for k, (size, _) in held.read.items()}
             if held.merged:
                 path, now = held.merged[0]
                 more = f" and {len(held.merged) - 1} more" if len(held.merged) > 1 else ""
@@ -760,18 +765,21 @@ def _ingest(
         # a held trace whose path now leads to another trace's file: the same session
         # when that file, read here, starts with the bytes it held (a session moved and
         # linked from its old place, a link ingested before its file), which is then held
-        # once, under the file's name, once that file is stored; else kept as the catalog
-        # held it, its only copy. A rebuild reads each as it held it (`_held` refused one
-        # whose bytes it would lose).
+        # once, under the file's name, once that file's events are stored; else kept as
+        # the catalog held it, its only copy. A rebuild reads each as it held it, through
+        # its link (`_held` refused one whose bytes it would lose), and drops it after.
+        if not rebuild:
+            held_bytes = {p: (known[p].size, known[p].sha256) for p in leading}
         merged = [
             p
-            for p in ([] if rebuild else leading)
+            for p in leading
             if os.path.realpath(p) in files
-            and _holds_bytes(os.path.realpath(p), known[p].size, known[p].sha256)
+            and p in held_bytes
+            and _holds_bytes(os.path.realpath(p), *held_bytes[p])
         ]
-        kept_links = [p for p in ([] if rebuild else leading) if p in files and p not in merged]
-        files = [p for p in files if p not in merged and p not in kept_links]
-        report.linked = len(kept_links)
+        kept_links = [p for p in ([] if rebuild else leading) if p in files]
+        files = [p for p in files if rebuild or p not in leading]
+        report.linked = len([p for p in kept_links if p not in merged])
         # one that can no longer be opened (a FIFO now, unreadable) keeps what it held too
         report.kept += len(_with_events(cat, [p for p in unreadable if p in known]))
         for path in files:
@@ -914,12 +922,22 @@ def _ingest(
             )
             if progress:
                 progress(done, len(changed), report.events)
-        # a held link's trace leaves once the file it leads to is stored and readable
-        unread = {s.trace_path for s in report.skipped}
-        report.linked += sum(os.path.realpath(p) in unread for p in merged)
-        merged = [p for p in merged if os.path.realpath(p) not in unread]
-        _remove(cat, merged, [*STORED, "trace_files"])
-        report.deleted += len(merged)
+        # a held link's trace leaves once the catalog holds the events of the file it
+        # leads to (stored now, or held unchanged)
+        if merged:
+            stored = _with_events(cat, [os.path.realpath(p) for p in merged])
+            if not rebuild:  # kept: the events of its file are not held
+                report.linked += sum(os.path.realpath(p) not in stored for p in merged)
+            merged = [p for p in merged if os.path.realpath(p) in stored]
+            if rebuild and merged:  # read again through its link: not a trace of its own
+                report.new -= len(merged)
+                report.events -= cat.execute(
+                    "SELECT count(*) FROM events WHERE trace_path IN (SELECT unnest($p))",
+                    {"p": merged},
+                ).fetchall()[0][0]
+            _remove(cat, merged, [*STORED, "trace_files"])
+            if not rebuild:
+                report.deleted += len(merged)
         # a moved session leaves its old place once its new one is stored and readable
         new = [path for path in states if path not in known]
         if exists and new:

@@ -1491,6 +1491,45 @@ def test_a_link_held_alone_stays_while_its_file_cannot_be_read(
     assert str(link) in _held(db) and len(findings(mur_trace.load(db=db))) == 19
 
 
+def _moved_and_linked(workdir: Path, tmp_path: Path) -> tuple[Path, Path, Path]:
+    """A catalog of `workdir`, then its first session's trace moved to `other/` and linked
+    from its old place: (catalog, old place, new place)."""
+    db = tmp_path / "catalog.duckdb"
+    ingest(db, workdir=workdir)
+    old = sorted(workdir.glob("ses_*/trace.jsonl"))[0]
+    new = tmp_path / "other" / old.parent.name / "trace.jsonl"
+    new.parent.mkdir(parents=True)
+    shutil.move(old, new)
+    old.symlink_to(new)
+    return db, old, new
+
+
+def test_a_moved_session_whose_new_file_cannot_be_read_keeps_its_events(
+    workdir: Path, tmp_path: Path
+) -> None:
+    """Its new file, held as unreadable and unchanged, was taken for stored at the second
+    ingest, and the old place's trace, the session's only events, removed."""
+    db, old, new = _moved_and_linked(workdir, tmp_path)
+    with new.open("a") as grown:
+        grown.write("garbage{\n")
+    for _ in range(2):
+        report = ingest(db, [workdir, new.parent.parent])
+        assert (report.deleted, report.linked) == (0, 1)
+        assert str(old) in _held(db) and len(findings(mur_trace.load(db=db))) == 19
+
+
+def test_a_rebuild_holds_a_moved_and_linked_session_once(workdir: Path, tmp_path: Path) -> None:
+    """A rebuild read the old place again through its link, a trace of its own: the
+    session counted twice (21 findings in 8 sessions)."""
+    db, old, new = _moved_and_linked(workdir, tmp_path)
+    with new.open("a") as grown:
+        grown.write(new.read_text().splitlines()[1] + "\n")  # one more event, an inference
+    report = ingest(db, [workdir, new.parent.parent], rebuild=True)
+    assert (report.new, report.deleted, report.events) == (7, 0, 135)
+    assert str(old) not in _held(db) and str(new) in _held(db)
+    assert len(findings(mur_trace.load(db=db))) == 19
+
+
 @pytest.mark.parametrize("case", ["target held without events", "catalog of version 3"])
 def test_a_rebuild_refuses_to_read_a_held_trace_through_its_new_link(
     workdir: Path, tmp_path: Path, case: str
