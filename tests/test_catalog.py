@@ -1456,39 +1456,29 @@ def test_a_held_link_pointed_elsewhere_keeps_what_it_held(workdir: Path, tmp_pat
     assert len(ids) == 7
 
 
-def test_a_link_held_alone_then_its_file_is_one_trace(workdir: Path, tmp_path: Path) -> None:
-    """A link ingested alone, then the workdir holding its file: the link's trace, whose
-    bytes the file starts with (the session grew meanwhile), is the file's (before, two
-    traces, the session counted twice)."""
-    db = tmp_path / "catalog.duckdb"
-    trace = sorted(workdir.glob("ses_*/trace.jsonl"))[0]
-    link = tmp_path / "latest.jsonl"
-    link.symlink_to(trace)
-    ingest(db, [link])
-    with trace.open("a") as grown:
-        grown.write(trace.read_text().splitlines()[1] + "\n")  # one more event
-    report = ingest(db, [workdir])
-    assert (report.new, report.deleted) == (7, 1)
-    assert str(link) not in _held(db) and len(_held(db)) == 7
-    assert len(findings(mur_trace.load(db=db))) == 19  # an inference added: no call
-
-
-def test_a_link_held_alone_stays_while_its_file_cannot_be_read(
-    workdir: Path, tmp_path: Path
+@pytest.mark.parametrize("grown", ["an event", "a bad line"])
+def test_a_link_held_alone_then_its_file_is_one_trace(
+    workdir: Path, tmp_path: Path, grown: str
 ) -> None:
-    """Its file grew a bad line: the file is stored as unreadable, and the link's trace,
-    which holds the session's events, stays until the file is read."""
+    """A link ingested alone, then the workdir holding its file, which grew meanwhile: the
+    link's trace, whose bytes the file starts with, is the file's (before, two traces, the
+    session counted twice); while the file cannot be read (stored as unreadable), the
+    link's trace, which holds the session's events, stays."""
     db = tmp_path / "catalog.duckdb"
     trace = sorted(workdir.glob("ses_*/trace.jsonl"))[0]
     link = tmp_path / "latest.jsonl"
     link.symlink_to(trace)
     ingest(db, [link])
-    with trace.open("a") as grown:
-        grown.write('{bad\n{"event_type": "inference", "turn": 9}\n')
+    added = {"an event": trace.read_text().splitlines()[1] + "\n",  # an inference: no call
+             "a bad line": '{bad\n{"event_type": "inference", "turn": 9}\n'}  # fmt: skip
+    with trace.open("a") as file:
+        file.write(added[grown])
     report = ingest(db, [workdir])
-    assert (report.new, report.deleted, report.linked) == (7, 0, 1)
-    assert [s.trace_path for s in report.skipped] == [str(trace)]
-    assert str(link) in _held(db) and len(findings(mur_trace.load(db=db))) == 19
+    readable = grown == "an event"
+    assert (report.new, report.deleted, report.linked) == (7, int(readable), int(not readable))
+    assert [s.trace_path for s in report.skipped] == ([] if readable else [str(trace)])
+    assert (str(link) in _held(db)) is not readable and len(_held(db)) == 8 - readable
+    assert len(findings(mur_trace.load(db=db))) == 19
 
 
 def _moved_and_linked(workdir: Path, tmp_path: Path) -> tuple[Path, Path, Path]:
@@ -1530,6 +1520,17 @@ def test_a_rebuild_holds_a_moved_and_linked_session_once(workdir: Path, tmp_path
     assert len(findings(mur_trace.load(db=db))) == 19
 
 
+def _rebuild_refused(db: Path, paths: list[Path], said: str) -> None:
+    """A rebuild of `db` naming `paths` is refused (E-IO-004, saying `said`), the catalog
+    left as it was."""
+    before = db.read_bytes()
+    with pytest.raises(mur_trace.MurTraceError) as refused:
+        ingest(db, paths, rebuild=True)
+    assert refused.value.code == "E-IO-004"
+    assert said in refused.value.message
+    assert db.read_bytes() == before
+
+
 @pytest.mark.parametrize("case", ["target held without events", "catalog of version 3"])
 def test_a_rebuild_refuses_to_read_a_held_trace_through_its_new_link(
     workdir: Path, tmp_path: Path, case: str
@@ -1551,14 +1552,9 @@ def test_a_rebuild_refuses_to_read_a_held_trace_through_its_new_link(
             con.execute("UPDATE catalog_meta SET value = '3' WHERE key = 'schema_version'")
     second.unlink()
     second.symlink_to(target)
-    before = db.read_bytes()
-    with pytest.raises(mur_trace.MurTraceError) as refused:
-        ingest(db, [workdir], rebuild=True)
-    assert refused.value.code == "E-IO-004"
-    assert f"it holds the trace {second}, whose path now leads to {target}" in (
-        refused.value.message
+    _rebuild_refused(
+        db, [workdir], f"it holds the trace {second}, whose path now leads to {target}"
     )
-    assert db.read_bytes() == before
 
 
 def test_a_file_that_cannot_be_read_named_through_a_link_too_is_said_once(
@@ -1790,14 +1786,9 @@ def test_a_rebuild_refuses_to_merge_a_session_file_made_a_link_to_another(
     (project / f"{CODEMIE}.jsonl").unlink()
     (project / f"{CODEMIE}.jsonl").symlink_to(f"{MAROT}.jsonl")
     assert ingest(db, [project]).deleted == 0  # kept: the catalog holds its only copy
-    before = db.read_bytes()
-    with pytest.raises(mur_trace.MurTraceError) as refused:
-        ingest(db, [project], rebuild=True)
-    assert refused.value.code == "E-IO-004"
-    assert f"it holds the trace {project / CODEMIE}.jsonl, whose path now leads to" in (
-        refused.value.message
+    _rebuild_refused(
+        db, [project], f"it holds the trace {project / CODEMIE}.jsonl, whose path now leads to"
     )
-    assert db.read_bytes() == before
 
 
 def test_report_over_a_catalog_narrows_by_a_directory_as_every_command(tmp_path: Path) -> None:

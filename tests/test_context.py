@@ -262,9 +262,10 @@ def test_waste_pairs_each_inference_with_the_next_even_on_a_shared_line() -> Non
     assert rows == [(2, 190, "trace", 3, 570), (4, 10, "estimate", 1, 10), (4, 95, "trace", 1, 95)]
 
 
-def test_one_command_run_in_several_places_is_read_in_each() -> None:
-    """Shell inference reads each distinct command once: what it did still depends on the
-    event that ran it (where it ran, whether it failed)."""
+def _shell_inference(runs: list[tuple[str, int, str, str, int, str | None]]) -> list[tuple]:
+    """The rows of rules/shell_inference over hand-made events: for each run (trace, line,
+    tool, command, exit code, cwd), a call of the tool on the line before and the shell
+    event that ran it on the line."""
     from mur_trace.load import connect, create_macros, create_settings
     from mur_trace.queries import get
 
@@ -277,10 +278,6 @@ def test_one_command_run_in_several_places_is_read_in_each() -> None:
         '"binary" VARCHAR, command VARCHAR, exit_code BIGINT, stdout_bytes BIGINT, '
         "stderr_bytes BIGINT, cwd VARCHAR)"
     )
-    script = "cd src && cat x.rs"
-    runs = [("a", 2, "bash", script, 0, "/w1"), ("b", 2, "bash", script, 0, "/w2")]
-    runs += [("d", 2, "bash", script, 0, None)]
-    runs += [("c", 2, "git", "commit -m x", 1, None), ("c", 4, "git", "commit -m x", 0, None)]
     for trace, line, tool, command, code, cwd in runs:
         con.execute(
             "INSERT INTO events (trace_path, line, event_type, tool_name, input) "
@@ -292,14 +289,23 @@ def test_one_command_run_in_several_places_is_read_in_each() -> None:
             "stdout_bytes, stderr_bytes, cwd) VALUES (?, ?, 'shell', ?, ?, ?, 10, 0, ?)",
             [trace, line, f"/usr/bin/{tool}", command, code, cwd],
         )
-    found = con.sql(
+    return con.sql(
         "SELECT trace_path, line, seq, call_line, kind, identity, whole, request, observed "
         f"FROM ({get('rules/shell_inference').sql}) ORDER BY trace_path, line, seq"
     ).fetchall()
+
+
+def test_one_command_run_in_several_places_is_read_in_each() -> None:
+    """Shell inference reads each distinct command once: what it did still depends on the
+    event that ran it (where it ran, whether it failed)."""
+    script = "cd src && cat x.rs"
+    runs = [("a", 2, "bash", script, 0, "/w1"), ("b", 2, "bash", script, 0, "/w2")]
+    runs += [("d", 2, "bash", script, 0, None)]
+    runs += [("c", 2, "git", "commit -m x", 1, None), ("c", 4, "git", "commit -m x", 0, None)]
     # `cat x.rs` after `cd src`, from where each ran (none known: as written); the failed
     # `git commit`, run alone, changed nothing; the one that succeeded changed the repository
     # and printed what it did (new to the model: a read of nothing known)
-    assert found == [
+    assert _shell_inference(runs) == [
         ("a", 2, 1, 1, "read", "/w1/src/x.rs", True, None, True),
         ("b", 2, 1, 1, "read", "/w2/src/x.rs", True, None, True),
         ("c", 4, 1, 3, "mutate", ".git", False, None, True),
@@ -312,37 +318,11 @@ def test_a_cd_is_followed_for_the_256_commands_after_it() -> None:
     """Where a command runs is followed through the `cd`s of the 256 commands before it;
     an earlier `cd` makes it unknown (each command held the list of every `cd` before it,
     which grew as the square of a script's commands, and its directory as the cube)."""
-    from mur_trace.load import connect, create_macros, create_settings
-    from mur_trace.queries import get
-
-    con = connect()
-    create_macros(con)
-    create_settings(con)
-    con.execute(
-        "CREATE TABLE events (trace_path VARCHAR, line BIGINT, event_type VARCHAR, "
-        "tool_name VARCHAR, input JSON, state_effect VARCHAR, status VARCHAR, "
-        '"binary" VARCHAR, command VARCHAR, exit_code BIGINT, stdout_bytes BIGINT, '
-        "stderr_bytes BIGINT, cwd VARCHAR)"
-    )
-    for trace, between in (("a", 255), ("b", 256)):
-        script = " && ".join(["cd src", *["true"] * between, "cat x.rs"])
-        con.execute(
-            "INSERT INTO events (trace_path, line, event_type, tool_name, input) "
-            "VALUES (?, 1, 'tool_call', 'bash', ?)",
-            [trace, json.dumps({"command": script})],
-        )
-        con.execute(
-            'INSERT INTO events (trace_path, line, event_type, "binary", command, exit_code, '
-            "stdout_bytes, stderr_bytes) VALUES (?, 2, 'shell', '/usr/bin/bash', ?, 0, 10, 0)",
-            [trace, script],
-        )
-    found = con.sql(
-        "SELECT trace_path, line, seq, call_line, kind, identity, whole, request, observed "
-        f"FROM ({get('rules/shell_inference').sql}) ORDER BY trace_path, line, seq"
-    ).fetchall()
+    scripts = {trace: " && ".join(["cd src", *["true"] * between, "cat x.rs"])
+               for trace, between in (("a", 255), ("b", 256))}  # fmt: skip
     # `cat` is the 256th command after `cd src` in a: it reads src/x.rs; the 257th in b:
     # where it ran is unknown, so what it read is (not seen)
-    assert found == [
+    assert _shell_inference([(t, 2, "bash", script, 0, None) for t, script in scripts.items()]) == [
         ("a", 2, 1, 1, "read", "src/x.rs", True, None, True),
         ("b", 2, 1, 1, "read", None, True, None, False),
     ]
