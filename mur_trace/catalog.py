@@ -581,6 +581,35 @@ def _one_name_each(
     return list(one), leading
 
 
+def _kept_apart(
+    cat: duckdb.DuckDBPyConnection, links: list[str], skipped: list[Skipped]
+) -> set[str]:
+    """Those of the held `links` (traces whose path now leads to a file whose bytes start
+    with theirs) that stay apart from the trace of that file after an ingest: the catalog
+    does not hold what that file holds now (it could not be read in this ingest, or is
+    held without events), or holds it as another session or another format (bytes alone
+    do not make one session: a file read as Claude Code and as Codex are two)."""
+    unread = {s.trace_path for s in skipped}
+    targets = {link: os.path.realpath(link) for link in links}
+    stored = _with_events(cat, list(targets.values()))
+    held = {
+        path: (session, reader)
+        for path, session, reader in cat.execute(
+            "SELECT trace_path, session_id, format FROM traces "
+            "WHERE trace_path IN (SELECT unnest($p))",
+            {"p": [*targets, *targets.values()]},
+        ).fetchall()
+    }
+    return {
+        link
+        for link, target in targets.items()
+        if target in unread
+        or target not in stored
+        or link not in held
+        or held[link] != held.get(target)
+    }
+
+
 def _under(path: str, scopes: list[str]) -> bool:
     """Whether the trace `path` is one of `scopes` (resolved roots) or lies below one."""
     return any(path == scope or path.startswith(scope + os.sep) for scope in scopes)
@@ -924,11 +953,10 @@ def _ingest(
                 progress(done, len(changed), report.events)
         # a held link's trace leaves once the catalog holds the events of the file it
         # leads to (stored now, or held unchanged)
+        leading_merged = merged
         if merged:
-            stored = _with_events(cat, [os.path.realpath(p) for p in merged])
-            if not rebuild:  # kept: the events of its file are not held
-                report.linked += sum(os.path.realpath(p) not in stored for p in merged)
-            merged = [p for p in merged if os.path.realpath(p) in stored]
+            merged = [p for p in merged if p not in _kept_apart(cat, merged, report.skipped)]
+
             if rebuild and merged:  # read again through its link: not a trace of its own
                 report.new -= len(merged)
                 report.events -= cat.execute(
@@ -938,6 +966,7 @@ def _ingest(
             _remove(cat, merged, [*STORED, "trace_files"])
             if not rebuild:
                 report.deleted += len(merged)
+                report.linked += len(leading_merged) - len(merged)
         # a moved session leaves its old place once its new one is stored and readable
         new = [path for path in states if path not in known]
         if exists and new:

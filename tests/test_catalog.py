@@ -1520,6 +1520,44 @@ def test_a_rebuild_holds_a_moved_and_linked_session_once(workdir: Path, tmp_path
     assert len(findings(mur_trace.load(db=db))) == 19
 
 
+def test_a_held_trace_linked_to_what_the_catalog_holds_otherwise_stays(tmp_path: Path) -> None:
+    """A held trace moved and linked from its old place, whose new file (starting with its
+    bytes) was read as another format, or could not be read while the catalog still held
+    its older content: the held trace was removed, its session's events lost."""
+    claude = next((Path(__file__).parent / "fixtures" / "real" / "claude-code").glob("*.jsonl"))
+    sample = sorted((Path(__file__).parent.parent / "sample_traces" / "workdir").glob("*"))
+    a, b = tmp_path / "a", tmp_path / "b"
+    a.mkdir()
+    b.mkdir()
+    # as another format: an unrecognised first line, then a Claude Code session
+    (a / "s.jsonl").write_text("{}\n" + claude.read_text())
+    db = tmp_path / "c.duckdb"
+    ingest(db, [a], format_in="claude-code")
+    (a / "s.jsonl").rename(b / "s.jsonl")
+    (a / "s.jsonl").symlink_to(b / "s.jsonl")
+    report = ingest(db, [b], format_in="codex")
+    assert (report.deleted, report.linked) == (0, 1)
+    assert str(a / "s.jsonl") in _held(db)
+    # not readable now, its older content held: a session's first 5 lines held at b, its
+    # first 20 at a; then b holds those 20, a bad line and the rest, and a leads to it
+    lines = (sample[4] / "trace.jsonl").read_text().splitlines(keepends=True)
+    db = tmp_path / "d.duckdb"
+    (a / "t.jsonl").write_text("".join(lines[:20]))
+    (b / "t.jsonl").write_text("".join(lines[:5]))
+    shutil.copy(sample[6] / "trace.jsonl", b / "o.jsonl")  # something else to read
+    ingest(db, [a / "t.jsonl", b / "t.jsonl", b / "o.jsonl"])
+    (b / "t.jsonl").write_text("".join([*lines[:20], "garbage\n", *lines[20:]]))
+    (a / "t.jsonl").unlink()
+    (a / "t.jsonl").symlink_to(b / "t.jsonl")
+    report = ingest(db, [a / "t.jsonl", b / "t.jsonl", b / "o.jsonl"])
+    assert (report.deleted, report.linked) == (0, 1)
+    with duckdb.connect(str(db), read_only=True) as con:
+        held = con.execute(
+            "SELECT events FROM traces WHERE trace_path = $p", {"p": str(a / "t.jsonl")}
+        )
+        assert held.fetchall() == [(20,)]
+
+
 def _rebuild_refused(db: Path, paths: list[Path], said: str) -> None:
     """A rebuild of `db` naming `paths` is refused (E-IO-004, saying `said`), the catalog
     left as it was."""
