@@ -956,7 +956,6 @@ def _ingest(
         leading_merged = merged
         if merged:
             merged = [p for p in merged if p not in _kept_apart(cat, merged, report.skipped)]
-
             if rebuild and merged:  # read again through its link: not a trace of its own
                 report.new -= len(merged)
                 report.events -= cat.execute(
@@ -988,7 +987,7 @@ def _ingest(
         refused = strict_error(report.skipped, report.warnings) if strict else None
         if refused is not None:
             raise refused
-        if report.skipped and len(report.skipped) == len(files) + report.linked:
+        if report.skipped and len(report.skipped) == len(files) + len(kept_links):
             raise MurTraceError(report.skipped[0].code, report.skipped[0].message)
         # when every trace the catalog held was looked at (else one rewritten before this
         # ingest, under a directory it did not read, would pass for unchanged next time)

@@ -1524,13 +1524,15 @@ def test_a_held_trace_linked_to_what_the_catalog_holds_otherwise_stays(tmp_path:
     """A held trace moved and linked from its old place, whose new file (starting with its
     bytes) was read as another format, or could not be read while the catalog still held
     its older content: the held trace was removed, its session's events lost."""
-    claude = next((Path(__file__).parent / "fixtures" / "real" / "claude-code").glob("*.jsonl"))
+    real = Path(__file__).parent / "fixtures" / "real"
+    claude = next((real / "claude-code").glob("*.jsonl"))
+    codex = "".join(next((real / "codex").glob("*.jsonl")).read_text().splitlines(True)[:5])
     sample = sorted((Path(__file__).parent.parent / "sample_traces" / "workdir").glob("*"))
     a, b = tmp_path / "a", tmp_path / "b"
     a.mkdir()
     b.mkdir()
-    # as another format: an unrecognised first line, then a Claude Code session
-    (a / "s.jsonl").write_text("{}\n" + claude.read_text())
+    # as another format: an unrecognised first line, a Claude Code session, a Codex one's start
+    (a / "s.jsonl").write_text("{}\n" + claude.read_text() + codex)
     db = tmp_path / "c.duckdb"
     ingest(db, [a], format_in="claude-code")
     (a / "s.jsonl").rename(b / "s.jsonl")
