@@ -561,9 +561,14 @@ def _one_name_each(
     if not links:
         return files, []
     named = set(files)
-    plain = {path for path in (*held, *files) if path not in links and path not in unreadable}
+    # a held trace's file counts while it is there: a link to one since removed leads to
+    # no trace (and is read, or said unreadable, as any other)
+    plain = {path for path in files if path not in links and path not in unreadable} | {
+        path for path in held - named if path not in links and os.path.isfile(path)
+    }
     one: dict[str, None] = {}
     leading: list[str] = []
+    first: dict[str, str] = {}  # a file neither held nor named -> the first new link to it
     for path in files:
         if path in links:
             target = os.path.realpath(path)
@@ -576,6 +581,8 @@ def _one_name_each(
                 or (target in plain and path not in unreadable)
             ):
                 path = target
+            else:
+                path = first.setdefault(target, path)
         one.setdefault(path)
     leading += [p for p in sorted(links & held - named) if os.path.realpath(p) in plain]
     return list(one), leading
@@ -807,7 +814,9 @@ def _ingest(
             and _holds_bytes(os.path.realpath(p), *held_bytes[p])
         ]
         kept_links = [p for p in ([] if rebuild else leading) if p in files]
-        files = [p for p in files if rebuild or p not in leading]
+        # (a rebuild passes over one it held no events of: read through its link, it
+        # would be a second trace of the file it leads to)
+        files = [p for p in files if p not in leading or (rebuild and p in held_bytes)]
         report.linked = len([p for p in kept_links if p not in merged])
         # one that can no longer be opened (a FIFO now, unreadable) keeps what it held too
         report.kept += len(_with_events(cat, [p for p in unreadable if p in known]))

@@ -1560,6 +1560,41 @@ def test_a_held_trace_linked_to_what_the_catalog_holds_otherwise_stays(tmp_path:
         assert held.fetchall() == [(20,)]
 
 
+def test_links_to_held_files_since_removed_or_never_read(workdir: Path, tmp_path: Path) -> None:
+    """Three a sixth review found: a held trace made a link to another held one, whose file
+    was then removed, was deleted with it (its only copy); a rebuild read a link held
+    without events as a second trace of its target; two new links to one file were two
+    traces."""
+    first, second = sorted(workdir.glob("ses_*/trace.jsonl"))[:2]
+    db = tmp_path / "c.duckdb"
+    ingest(db, workdir=workdir)
+    first.unlink()
+    first.symlink_to(second)
+    ingest(db, workdir=workdir)
+    shutil.rmtree(second.parent)
+    report = ingest(db, workdir=workdir)
+    assert (report.deleted, report.kept) == (1, 1)  # the removed file's; the link's kept
+    assert first.parent.name in _session_ids(db) and len(_held(db)) == 6
+    # held without events, then a link: a rebuild holds its target once
+    other = tmp_path / "other"
+    shutil.copytree(Path(__file__).parent.parent / "sample_traces" / "workdir", other)
+    first, second = sorted(other.glob("ses_*/trace.jsonl"))[:2]
+    first.write_text("not json at all\n")
+    db = tmp_path / "d.duckdb"
+    ingest(db, workdir=other)
+    first.unlink()
+    first.symlink_to(second)
+    assert ingest(db, workdir=other).linked == 1
+    report = ingest(db, workdir=other, rebuild=True)
+    assert (report.new, report.events) == (6, 115)
+    assert len(findings(mur_trace.load(db=db))) == 17
+    # two new links to a file neither held nor named: one trace, under the first name
+    links = [tmp_path / "l1.jsonl", tmp_path / "l2.jsonl"]
+    for link in links:
+        link.symlink_to(second)
+    assert ingest(tmp_path / "e.duckdb", links).new == 1
+
+
 def _rebuild_refused(db: Path, paths: list[Path], said: str) -> None:
     """A rebuild of `db` naming `paths` is refused (E-IO-004, saying `said`), the catalog
     left as it was."""
