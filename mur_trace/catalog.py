@@ -1159,20 +1159,21 @@ def narrow(con: duckdb.DuckDBPyConnection, paths: list[str | os.PathLike[str]], 
         ).fetchall()
     }
     wanted = []
-    for p, key in zip(paths, keys, strict=True):
+    for p, named in zip(paths, keys, strict=True):
         # a link to a trace file names the trace of the file it leads to, as ingest holds
         # it (`_one_name_each`), unless the catalog holds the link's own name
-        if key not in held and os.path.islink(key):
-            key = os.path.realpath(key)
+        key = os.path.realpath(named) if named not in held and os.path.islink(named) else named
         # a session file brings its Claude Code subagents along, as it does when read
-        # (formats.with_subagents; before, `--db` left them out)
-        folder = formats.subagents_folder(Path(key))
+        # (formats.with_subagents; before, `--db` left them out): those beside the name
+        # given, as reading it finds them, and those beside the file it leads to
+        folder, beside = (formats.subagents_folder(Path(name)) for name in (named, key))
         wanted.append(
             {
                 "given": str(p),
                 "key": key,
                 "below": os.path.realpath(p) + os.sep,
                 "subagents": None if folder is None else f"{folder}{os.sep}",
+                "beside": None if beside is None else f"{beside}{os.sep}",
             }
         )
     rows = con.execute(
@@ -1181,7 +1182,7 @@ def narrow(con: duckdb.DuckDBPyConnection, paths: list[str | os.PathLike[str]], 
         "FROM (SELECT unnest($w, recursive := true)) AS w "
         "LEFT JOIN main.traces AS t "
         "ON t.trace_path = w.key OR starts_with(t.trace_path, w.below) "
-        "OR starts_with(t.trace_path, w.subagents) "
+        "OR starts_with(t.trace_path, w.subagents) OR starts_with(t.trace_path, w.beside) "
         "GROUP BY w.given",
         {"w": wanted},
     ).fetchall()

@@ -1595,6 +1595,26 @@ def test_links_to_held_files_since_removed_or_never_read(workdir: Path, tmp_path
     assert ingest(tmp_path / "e.duckdb", links).new == 1
 
 
+def test_a_claude_code_session_file_named_through_a_link_brings_its_subagents(
+    tmp_path: Path,
+) -> None:
+    """A session file linked into a project directory holding its subagents: `--db` with
+    the link looked for them beside the file it leads to, and left them out (13 calls in 1
+    session, where reading the link finds 14 in 2 of 3)."""
+    project, elsewhere = tmp_path / "p", tmp_path / "q"
+    shutil.copytree(CLAUDE / f"marot_spotter__{MAROT}", project / MAROT)
+    elsewhere.mkdir()
+    shutil.copy(CLAUDE / f"marot_spotter__{MAROT}.jsonl", elsewhere / f"{MAROT}.jsonl")
+    link = project / f"{MAROT}.jsonl"
+    link.symlink_to(elsewhere / f"{MAROT}.jsonl")
+    db = tmp_path / "c.duckdb"
+    ingest(db, [project, elsewhere])
+    for args in (["--db", str(db), str(link)], [str(link)]):
+        result = runner.invoke(app, ["redundant", *args])
+        assert result.exit_code == 0, result.output
+        assert result.stdout.endswith("total:      14 redundant calls in 2 of 3 sessions\n")
+
+
 def _rebuild_refused(db: Path, paths: list[Path], said: str) -> None:
     """A rebuild of `db` naming `paths` is refused (E-IO-004, saying `said`), the catalog
     left as it was."""
