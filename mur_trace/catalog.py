@@ -796,7 +796,8 @@ def _ingest(
         files, leading = _one_name_each(
             files, {*known, *held_names}, {s.trace_path for s in report.skipped}
         )
-        report.skipped = [s for s in report.skipped if s.trace_path in {*files, *leading}]
+        named_now = {*files, *leading}
+        report.skipped = [s for s in report.skipped if s.trace_path in named_now]
         unreadable = {s.trace_path for s in report.skipped}
         # a held trace whose path now leads to another trace's file: the same session
         # when that file, read here, starts with the bytes it held (a session moved and

@@ -1088,7 +1088,8 @@ def ingest(
             help="Make the catalog anew: read again every trace it holds (as it was read) "
             "and those named (./workdir, when there is one and nothing is named). Refused "
             "when a trace it holds the events of is no longer a file (outside the "
-            "directories named) or cannot be read again."
+            "directories named), cannot be read again, or now leads, through a link, to "
+            "another trace's file that does not hold its bytes."
         ),
     ] = False,
     strict: StrictOpt = False,
